@@ -1,0 +1,36 @@
+// bench/: one file per category registers that category's ops (their shapes, bytes, FLOPs, tolerances
+// and the framework launcher). LibTorch and vendor references are attached by name afterwards
+// (src/reference/), so a category file never sees LibTorch.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "opbench/op.hpp"
+#include "opbench/registry.hpp"
+
+namespace opbench::bench {
+
+void register_element(Registry& r);
+void register_activation(Registry& r);
+void register_reduction(Registry& r);
+void register_norm(Registry& r);
+void register_loss(Registry& r);
+void register_layout(Registry& r);
+void register_matmul(Registry& r);
+
+// A new op with the defaults most ops share: the size-class shapes, all three float dtypes, odd test
+// shapes and elementwise_tolerance. The caller sets io, bytes, flops and impls[0] (framework_impl).
+OpDef make_op(const std::string& name, Category c, const std::string& description);
+
+// Wraps a launcher that only needs the bindings into the framework Impl.
+Impl framework_impl(std::function<void(const Bindings&, cudaStream_t)> launcher);
+
+// Tolerance helpers (shape-independent ones; ops whose error grows with a dimension write their own).
+Tolerance elementwise_tolerance(const Shape&, DType t);  // one rounding of the output
+Tolerance reduction_tolerance(const Shape&, DType t);    // accumulated in fp32, rounded once
+
+// The shapes GPU tests run every op on unless the op says otherwise: 1, 3, 4097, 1023x1025, 1x65537.
+const std::vector<Shape>& odd_shapes();
+
+}  // namespace opbench::bench

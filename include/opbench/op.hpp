@@ -1,0 +1,105 @@
+// An op as the registry knows it: what it computes on (io), what it costs (bytes, flops), how exact it
+// must be (tolerance), and its implementations: the framework's launcher, LibTorch's reference and, where
+// one exists, a vendor library's (cuDNN, cuBLAS).
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "opbench/dtype.hpp"
+#include "opbench/size_class.hpp"
+#include "opbench/tensor.hpp"
+
+namespace opbench {
+
+enum class Category { element, activation, reduction, norm, loss, matmul, layout };
+const char* category_name(Category c);
+const std::vector<Category>& all_categories();
+
+// Scalar parameters of a problem (alpha, eps, dim, ...), by name.
+class Params {
+ public:
+  Params() = default;
+  Params(std::initializer_list<std::pair<const std::string, double>> l) : values_(l) {}
+  double get(const std::string& name) const;  // throws std::out_of_range naming the parameter
+  double get(const std::string& name, double fallback) const;
+  void set(const std::string& name, double v) { values_[name] = v; }
+  const std::map<std::string, double>& all() const { return values_; }
+
+ private:
+  std::map<std::string, double> values_;
+};
+
+// What one problem (op x shape x dtype) computes on.
+struct OpIO {
+  std::vector<TensorSpec> inputs;
+  std::vector<TensorSpec> outputs;
+  Params params;
+  std::size_t workspace_bytes = 0;  // scratch the framework launcher needs (harness-allocated)
+};
+
+// What an implementation sees when it is prepared: views of the problem's inputs, of its own outputs,
+// and (for the framework) its workspace.
+struct Bindings {
+  std::vector<TensorView> in;
+  std::vector<TensorView> out;
+  Params params;
+  void* workspace = nullptr;
+  std::size_t workspace_bytes = 0;
+};
+
+using Launch = std::function<void(cudaStream_t)>;
+
+// An implementation ready to run: everything that can be set up ahead of time (descriptors, workspace,
+// wrapped tensors) is done, so that `launch` costs only what a user of that library pays per call.
+struct Prepared {
+  Launch launch;
+  std::size_t workspace_bytes = 0;      // memory it allocated beyond the operands
+  bool uses_torch_allocator = false;    // its temporaries come from LibTorch's caching allocator
+  std::function<void()> finish;         // after a run: copy results into Bindings::out if they live elsewhere
+};
+
+using Prepare = std::function<Prepared(const Bindings&)>;
+
+struct Tolerance {
+  double atol;
+  double rtol;
+};
+
+enum class ImplKind { framework, torch, cudnn, cublas };
+const char* impl_name(ImplKind k);
+
+struct Impl {
+  ImplKind kind;
+  Prepare prepare;  // empty: not available here (reported as failed with `missing`)
+  std::string missing;
+};
+
+struct OpDef {
+  std::string name;
+  Category category = Category::element;
+  std::string description;
+  std::vector<DType> dtypes = {DType::f32, DType::f16, DType::bf16};
+
+  // The shapes this op runs for one size class (default: the class's shapes).
+  std::function<std::vector<Shape>(SizeClass)> shapes;
+  std::function<OpIO(const Shape&, DType)> io;
+  // Fewest bytes a perfect implementation moves through device memory, and the FLOPs it must do.
+  std::function<double(const Shape&, DType)> bytes;
+  std::function<double(const Shape&, DType)> flops;
+  // |framework - reference| <= atol + rtol * |reference|, elementwise, against LibTorch and the fp64 oracle.
+  std::function<Tolerance(const Shape&, DType)> tolerance;
+  // Odd shapes the GPU tests check this op on (tails, single rows and columns, non-multiples of the
+  // vector width). Default: bench::odd_shapes().
+  std::function<std::vector<Shape>()> test_shapes;
+
+  std::vector<Impl> impls;  // [0] is the framework, [1] LibTorch, then vendors
+
+  const Impl* impl(ImplKind k) const;
+};
+
+}  // namespace opbench

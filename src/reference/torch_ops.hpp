@@ -1,0 +1,54 @@
+// Internal to src/reference: how LibTorch references are written and registered. Each category's file
+// (torch_element.cpp, torch_reduction.cpp, ...) defines `void register_torch_<category>(TorchRegistry&)`;
+// torch_reference.cpp calls them all once.
+//
+// A reference takes the inputs and the harness's output tensors. It should use an out= variant when
+// LibTorch has one and return `a.out`; otherwise it returns the tensors LibTorch allocated, and the
+// harness copies them into the outputs after the timed region. References must be device-agnostic
+// (the CPU unit tests run them on CPU tensors) and dtype-agnostic (the fp64 oracle runs them in fp64).
+#pragma once
+#include <ATen/ATen.h>
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "opbench/op.hpp"
+
+namespace opbench::reference {
+
+struct TorchArgs {
+  std::vector<at::Tensor> in;
+  std::vector<at::Tensor> out;
+  Params params;
+};
+
+using TorchFn = std::function<std::vector<at::Tensor>(const TorchArgs&)>;
+
+class TorchRegistry {
+ public:
+  void add(const std::string& op, TorchFn fn);
+  const TorchFn* find(const std::string& op) const;
+  std::vector<std::string> names() const;
+
+ private:
+  std::map<std::string, TorchFn> fns_;
+};
+
+// All LibTorch references (registered on first use).
+const TorchRegistry& torch_registry();
+
+at::ScalarType to_scalar_type(DType t);
+// A tensor over harness memory (CUDA), no copy.
+at::Tensor wrap(const TensorView& v);
+
+void register_torch_element(TorchRegistry& r);
+void register_torch_activation(TorchRegistry& r);
+void register_torch_reduction(TorchRegistry& r);
+void register_torch_norm(TorchRegistry& r);
+void register_torch_loss(TorchRegistry& r);
+void register_torch_layout(TorchRegistry& r);
+void register_torch_matmul(TorchRegistry& r);
+
+}  // namespace opbench::reference
