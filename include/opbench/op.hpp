@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,12 @@ struct Prepared {
 };
 
 using Prepare = std::function<Prepared(const Bindings&)>;
+
+// Thrown by a prepare function when its library cannot run this problem (a dtype or size it does not
+// support): the row is reported as not_supported rather than failed.
+struct NotSupported : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 struct Tolerance {
   double atol;

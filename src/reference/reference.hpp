@@ -23,6 +23,10 @@ std::optional<Impl> cublas_impl(const std::string& op);
 void run_oracle(const std::string& op, const Bindings& inputs, const std::vector<TensorView>& out);
 
 std::string torch_version();
+std::string cudnn_version();   // of the libcudnn loaded at run time
+std::string cublas_version();
+// Returns LibTorch's cached blocks to the device (between problems, so the harness's allocations fit).
+void torch_empty_cache();
 bool torch_has_cuda();  // false for a CPU-only LibTorch: the CUDA references cannot run
 
 // Peak bytes LibTorch's caching allocator handed out during one call of `launch`, beyond what was

@@ -20,7 +20,7 @@ namespace opbench::reference {
 
 struct TorchArgs {
   std::vector<at::Tensor> in;
-  std::vector<at::Tensor> out;
+  mutable std::vector<at::Tensor> out;  // the harness's output memory (mutable: out= variants write it)
   Params params;
 };
 

@@ -1,0 +1,54 @@
+// Element-wise op functors: each computes in fp32 on values converted from the storage type, so fp16
+// and bf16 results are rounded once. Full-precision math (no fast-math intrinsics), as LibTorch does.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cmath>
+
+namespace fw::ops {
+
+// --- binary -------------------------------------------------------------------------------------
+struct Add { __device__ float operator()(float a, float b) const { return a + b; } };
+struct Sub { __device__ float operator()(float a, float b) const { return a - b; } };
+struct Mul { __device__ float operator()(float a, float b) const { return a * b; } };
+struct Div { __device__ float operator()(float a, float b) const { return a / b; } };
+struct Maximum {  // propagates NaN, like torch.maximum
+  __device__ float operator()(float a, float b) const { return (a != a || b != b) ? NAN : fmaxf(a, b); }
+};
+struct Pow { __device__ float operator()(float a, float b) const { return powf(a, b); } };
+
+// --- unary math -----------------------------------------------------------------------------------
+struct Neg { __device__ float operator()(float x) const { return -x; } };
+struct Abs { __device__ float operator()(float x) const { return fabsf(x); } };
+struct Exp { __device__ float operator()(float x) const { return expf(x); } };
+struct Log { __device__ float operator()(float x) const { return logf(x); } };
+struct Sqrt { __device__ float operator()(float x) const { return sqrtf(x); } };
+struct Rsqrt { __device__ float operator()(float x) const { return rsqrtf(x); } };
+struct Sin { __device__ float operator()(float x) const { return sinf(x); } };
+struct Cos { __device__ float operator()(float x) const { return cosf(x); } };
+
+// --- with a scalar ------------------------------------------------------------------------------------
+struct AddScalar { float s; __device__ float operator()(float x) const { return x + s; } };
+struct MulScalar { float s; __device__ float operator()(float x) const { return x * s; } };
+struct PowScalar { float s; __device__ float operator()(float x) const { return powf(x, s); } };
+
+// --- activations ------------------------------------------------------------------------------------
+struct Relu { __device__ float operator()(float x) const { return x > 0.f || x != x ? x : 0.f; } };
+struct LeakyRelu { float slope; __device__ float operator()(float x) const { return x > 0.f ? x : x * slope; } };
+struct Sigmoid { __device__ float operator()(float x) const { return 1.f / (1.f + expf(-x)); } };
+struct Tanh { __device__ float operator()(float x) const { return tanhf(x); } };
+struct Gelu {  // exact: x Φ(x)
+  __device__ float operator()(float x) const { return 0.5f * x * (1.f + erff(x * 0.70710678118654752f)); }
+};
+struct GeluTanh {  // tanh approximation
+  __device__ float operator()(float x) const {
+    const float k = 0.7978845608028654f;  // sqrt(2 / pi)
+    return 0.5f * x * (1.f + tanhf(k * (x + 0.044715f * x * x * x)));
+  }
+};
+struct Silu { __device__ float operator()(float x) const { return x / (1.f + expf(-x)); } };
+struct Softplus {  // beta = 1, threshold = 20, as torch.nn.functional.softplus
+  __device__ float operator()(float x) const { return x > 20.f ? x : log1pf(expf(x)); }
+};
+
+}  // namespace fw::ops

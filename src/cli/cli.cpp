@@ -1,0 +1,197 @@
+// Command-line parsing (CLI11) and the --list-* printers.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <set>
+
+#include "src/cli/options.hpp"
+
+namespace opbench {
+namespace {
+
+std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + v[i];
+  return s;
+}
+
+std::vector<std::string> category_choices() {
+  std::vector<std::string> v = {"all"};
+  for (Category c : all_categories()) v.push_back(category_name(c));
+  for (const char* alias : {"matrix", "shape", "tensor", "memory", "broadcast"}) v.push_back(alias);
+  return v;
+}
+
+std::vector<std::string> size_choices() {
+  std::vector<std::string> v;
+  for (SizeClass c : all_size_classes()) v.push_back(size_class_name(c));
+  v.push_back("all");
+  return v;
+}
+
+// A usage error: the message, the fix, and exit code 2.
+ParseOutcome usage_error(const std::string& msg) {
+  std::cerr << "bench_ops: " << msg << "\n(bench_ops --help lists every option)\n";
+  return {true, kExitUsage};
+}
+
+const char* kExamples = R"(Examples:
+  bench_ops --category element --fast          quick pass over the element-wise ops
+  bench_ops --op add                           one op, every size class and dtype
+  bench_ops --op add,mul --dtype bf16 --size large
+  bench_ops --op softmax --shape 4096x151936   any shape you name
+  bench_ops --category all --dtype fp32,bf16   what scripts/run.sh runs
+  bench_ops --op add --timing both --l2 warm   device and host timings, hot cache
+  bench_ops --op add --benchmark_filter=large  Google Benchmark's own flags still work
+
+Exit codes:
+  0 every result correct   1 an incorrect result or a failed op (reports still written)
+  2 bad command line       3 no usable CUDA GPU   4 reports could not be written
+  5 built against a LibTorch without CUDA)";
+
+}  // namespace
+
+ParseOutcome parse_options(int argc, char** argv, const Registry& reg, Options& opt) {
+  // Google Benchmark's flags go to Google Benchmark; everything else to CLI11.
+  std::vector<std::string> ours;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a.rfind("--benchmark_", 0) == 0 || a.rfind("--v=", 0) == 0)
+      opt.benchmark_args.push_back(a);
+    else
+      ours.push_back(a);
+  }
+  opt.command_line = "bench_ops";
+  for (int i = 1; i < argc; ++i) opt.command_line += std::string(" ") + argv[i];
+
+  CLI::App app{
+      "bench_ops: the framework's CUDA kernels against LibTorch (and cuDNN/cuBLAS) on the same inputs.\n"
+      "Each problem (op x shape x dtype) is checked for correctness, then timed; reports go to --output-dir.",
+      "bench_ops"};
+  app.footer(kExamples);
+  std::vector<std::string> categories, ops, sizes, shapes, dtypes, formats;
+  bool fast = false, no_outlier_filter = false;
+  app.add_option("--category,-c", categories, "Categories to run: " + join(category_choices()))->delimiter(',');
+  app.add_option("--op,-o", ops, "Ops to run (comma-separated; see --list-ops)")->delimiter(',');
+  app.add_option("--size,-s", sizes, "Size classes: " + join(size_choices()) + " (default all)")->delimiter(',');
+  app.add_option("--shape", shapes, "Run these shapes instead of the size classes, e.g. 1023x1025 (repeatable)");
+  app.add_option("--dtype,-d", dtypes, "Element types: fp32, fp16, bf16 (default all three)")->delimiter(',');
+  app.add_flag("--fast", fast, "The first two shapes of each size class and fewer timing samples");
+  app.add_option("--timing", opt.timing_mode,
+                 "pure: device time with CUDA events (default); real: host wall clock per call, launch and "
+                 "sync included; both");
+  app.add_option("--l2", opt.l2_mode, "cold: flush the L2 before each sample (default); warm: do not");
+  app.add_flag("--no-outlier-filter", no_outlier_filter, "Keep every timing sample (no IQR filter)");
+  app.add_flag("--tf32", opt.tf32, "Allow TF32 in fp32 matmuls on every side (a separate comparison)");
+  app.add_option("--output-dir", opt.output_dir, "Where the reports go (default docs/benchmark)");
+  app.add_option("--format", formats, "Report formats: md, json (default both)")->delimiter(',');
+  app.add_flag("--list-ops", opt.list_ops, "List the ops with their categories and exit");
+  app.add_flag("--list-categories", opt.list_categories, "List the categories and exit");
+  app.add_flag("--list-sizes", opt.list_sizes, "List the size classes and their shapes and exit");
+
+  std::vector<std::string> rev(ours.rbegin(), ours.rend());
+  try {
+    app.parse(rev);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    std::cout << "\nGoogle Benchmark's --benchmark_* flags (e.g. --benchmark_filter=REGEX,\n"
+                 "--benchmark_out=FILE --benchmark_out_format=json) are passed through.\n";
+    return {true, kExitOk};
+  } catch (const CLI::ParseError& e) {
+    return usage_error(e.what());
+  }
+
+  for (const std::string& c : categories) {
+    auto sel = parse_category(c);
+    if (!sel) return usage_error(fmt::format("unknown category '{}'; valid: {}", c, join(category_choices())));
+    opt.filter.categories.push_back(*sel);
+  }
+  for (const std::string& o : ops) {
+    if (!reg.find(o))
+      return usage_error(fmt::format("unknown op '{}'; valid ops: {} (bench_ops --list-ops)", o, join(reg.names())));
+    opt.filter.ops.push_back(o);
+  }
+  for (const std::string& s : sizes) {
+    if (s == "all") {
+      opt.filter.sizes = all_size_classes();
+      continue;
+    }
+    auto c = parse_size_class(s);
+    if (!c) return usage_error(fmt::format("unknown size class '{}'; valid: {}", s, join(size_choices())));
+    if (std::find(opt.filter.sizes.begin(), opt.filter.sizes.end(), *c) == opt.filter.sizes.end())
+      opt.filter.sizes.push_back(*c);
+  }
+  for (const std::string& s : shapes) {
+    auto sh = parse_shape(s);
+    if (!sh)
+      return usage_error(fmt::format("malformed shape '{}': write positive dimensions joined by 'x', e.g. 1023x1025", s));
+    opt.filter.custom_shapes.push_back(*sh);
+  }
+  for (const std::string& d : dtypes) {
+    auto t = parse_dtype(d);
+    if (!t || !(*t == DType::f32 || *t == DType::f16 || *t == DType::bf16))
+      return usage_error(fmt::format("unknown dtype '{}'; valid: fp32, fp16, bf16", d));
+    if (std::find(opt.filter.dtypes.begin(), opt.filter.dtypes.end(), *t) == opt.filter.dtypes.end())
+      opt.filter.dtypes.push_back(*t);
+  }
+  if (opt.timing_mode != "pure" && opt.timing_mode != "real" && opt.timing_mode != "both")
+    return usage_error(fmt::format("unknown --timing '{}'; valid: pure, real, both", opt.timing_mode));
+  if (opt.l2_mode != "cold" && opt.l2_mode != "warm")
+    return usage_error(fmt::format("unknown --l2 '{}'; valid: cold, warm", opt.l2_mode));
+  if (!formats.empty()) {
+    opt.write_markdown = opt.write_json = false;
+    for (const std::string& f : formats) {
+      if (f == "md" || f == "markdown")
+        opt.write_markdown = true;
+      else if (f == "json")
+        opt.write_json = true;
+      else
+        return usage_error(fmt::format("unknown --format '{}'; valid: md, json", f));
+    }
+  }
+  if (opt.output_dir.empty()) return usage_error("--output-dir is empty");
+
+  opt.filter.fast = fast;
+  opt.timing.pure = opt.timing_mode != "real";
+  opt.timing.real = opt.timing_mode != "pure";
+  opt.timing.l2_cold = opt.l2_mode == "cold";
+  opt.timing.outlier_filter = !no_outlier_filter;
+  if (fast) opt.timing = fast_timing(opt.timing);
+  return {};
+}
+
+void print_ops(const Registry& reg) {
+  for (Category c : all_categories()) {
+    for (const OpDef& op : reg.ops()) {
+      if (op.category != c) continue;
+      std::string vendors;
+      for (const Impl& i : op.impls)
+        if (i.kind == ImplKind::cudnn || i.kind == ImplKind::cublas) vendors += std::string(" +") + impl_name(i.kind);
+      fmt::print("{:<11} {:<16} {}{}\n", category_name(c), op.name, op.description, vendors);
+    }
+  }
+}
+
+void print_categories(const Registry& reg) {
+  for (Category c : all_categories()) {
+    int n = 0;
+    for (const OpDef& op : reg.ops()) n += op.category == c;
+    fmt::print("{:<11} {} ops\n", category_name(c), n);
+  }
+  fmt::print("aliases: matrix -> matmul; shape, tensor, memory -> layout; broadcast -> add_bcast_row, add_bcast_col\n");
+}
+
+void print_sizes() {
+  for (SizeClass c : all_size_classes()) {
+    std::vector<std::string> s;
+    for (const Shape& sh : size_class_shapes(c)) s.push_back(shape_str(sh));
+    fmt::print("{:<11} {}\n", size_class_name(c), join(s));
+  }
+  fmt::print("Ops may add shapes of their own to a class (transformer rows, vocabularies, LLM GEMMs): "
+             "see --list-ops and the reports.\n");
+}
+
+}  // namespace opbench

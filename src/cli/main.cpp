@@ -1,0 +1,26 @@
+// bench_ops: parse the command line, then list or run.
+#include <exception>
+#include <iostream>
+
+#include "src/cli/options.hpp"
+#include "src/cli/runner.hpp"
+
+int main(int argc, char** argv) {
+  using namespace opbench;
+  try {
+    const Registry& reg = global_registry();
+    Options opt;
+    const ParseOutcome parsed = parse_options(argc, argv, reg, opt);
+    if (parsed.exit_now) return parsed.exit_code;
+    if (opt.list_ops || opt.list_categories || opt.list_sizes) {
+      if (opt.list_categories) print_categories(reg);
+      if (opt.list_sizes) print_sizes();
+      if (opt.list_ops) print_ops(reg);
+      return kExitOk;
+    }
+    return run_benchmarks(opt, reg);
+  } catch (const std::exception& e) {
+    std::cerr << "bench_ops: " << e.what() << "\n";
+    return kExitFailures;
+  }
+}

@@ -1,0 +1,48 @@
+// bench_ops's command line, parsed and validated. Errors a user can make (unknown op, category,
+// size, dtype, malformed shape) exit with kExitUsage and a message naming the valid choices.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "opbench/registry.hpp"
+#include "src/timing/timer.hpp"
+
+namespace opbench {
+
+// Documented exit codes (README, --help).
+enum ExitCode : int {
+  kExitOk = 0,          // every result correct, nothing failed
+  kExitFailures = 1,    // a result was incorrect or an op failed (reports still written)
+  kExitUsage = 2,       // bad command line
+  kExitNoGpu = 3,       // no usable CUDA device or driver
+  kExitReportWrite = 4, // the reports could not be written (output directory not writable, disk full)
+  kExitNoCudaTorch = 5, // bench_ops was built against a LibTorch without CUDA
+};
+
+struct Options {
+  ProblemFilter filter;
+  TimingConfig timing;
+  std::string timing_mode = "pure";  // pure | real | both
+  std::string l2_mode = "cold";      // cold | warm
+  bool tf32 = false;
+  std::string output_dir = "docs/benchmark";
+  bool write_markdown = true;
+  bool write_json = true;
+  bool list_ops = false, list_categories = false, list_sizes = false;
+  std::vector<std::string> benchmark_args;  // --benchmark_* flags, passed to Google Benchmark
+  std::string command_line;
+};
+
+struct ParseOutcome {
+  bool exit_now = false;  // --help, a usage error
+  int exit_code = 0;
+};
+
+// Parses argv into `opt` against the registry (for op names). Prints help or the error itself.
+ParseOutcome parse_options(int argc, char** argv, const Registry& reg, Options& opt);
+
+void print_ops(const Registry& reg);
+void print_categories(const Registry& reg);
+void print_sizes();
+
+}  // namespace opbench

@@ -1,0 +1,71 @@
+// How bench_ops times one implementation.
+//  - pure: device time between two CUDA events around the launch. A short delay kernel (or, with a
+//    cold L2, the flush itself) runs first, so the launch is queued before the start event fires and
+//    host launch latency stays out of the number.
+//  - real: host wall clock around launch + stream synchronize: what an eager user waits for.
+//  - cold L2 (default): an L2-sized buffer is written on the stream before each sample, outside the
+//    timed region, so inputs come from HBM as they do in a real model. warm: no flush.
+// Samples adapt to the op's time (a time budget per implementation, within min/max counts) and are
+// summarized by the median after the IQR outlier filter.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <optional>
+
+#include "opbench/op.hpp"
+#include "opbench/result.hpp"
+#include "src/core/device_buffer.hpp"
+
+namespace opbench {
+
+struct TimingConfig {
+  bool pure = true;
+  bool real = false;
+  bool l2_cold = true;
+  bool outlier_filter = true;
+  int warmup = 3;
+  int min_samples = 10;
+  int max_samples = 200;
+  double budget_ms = 250;  // target total sampling time per implementation and mode
+};
+
+TimingConfig fast_timing(TimingConfig base);  // --fast: fewer samples, smaller budget
+
+// Writes an L2-sized buffer (twice the device's L2) to evict what earlier work left in the cache.
+class L2Flusher {
+ public:
+  L2Flusher();
+  void flush(cudaStream_t s);
+
+ private:
+  DeviceBuffer buf_;
+  int value_ = 0;
+};
+
+// RAII pair of CUDA events.
+class EventPair {
+ public:
+  EventPair();
+  ~EventPair();
+  EventPair(const EventPair&) = delete;
+  EventPair& operator=(const EventPair&) = delete;
+  void start(cudaStream_t s);
+  void stop(cudaStream_t s);
+  float elapsed_ms();  // synchronizes on the stop event
+
+ private:
+  cudaEvent_t a_ = nullptr, b_ = nullptr;
+};
+
+// Keeps the stream busy for about `us` microseconds (so the next launches queue up behind it).
+void launch_delay(double us, cudaStream_t s);
+
+struct Measurement {
+  std::optional<TimeStats> pure;
+  std::optional<TimeStats> real;
+};
+
+// Warms up, then samples `launch` in the configured modes. Throws on a CUDA error.
+Measurement measure(const Launch& launch, const TimingConfig& cfg, L2Flusher& l2, cudaStream_t s);
+
+}  // namespace opbench
