@@ -272,7 +272,7 @@ int run_benchmarks(const Options& opt, const Registry& reg) {
   benchmark::Initialize(&gb_argc, gb_argv.data());
   if (benchmark::ReportUnrecognizedArguments(gb_argc, gb_argv.data())) return kExitUsage;
 
-  LiveReporter reporter(results, std::cout);
+  reports::LiveReporter reporter(results, std::cout);
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
 
@@ -283,9 +283,9 @@ int run_benchmarks(const Options& opt, const Registry& reg) {
   try {
     const std::string stem = "ops_" + utc_now("%Y%m%d-%H%M%S");
     for (const std::string& path :
-         write_reports(results, opt.output_dir, opt.write_markdown, opt.write_json, stem))
+         reports::write_reports(results, opt.output_dir, opt.write_markdown, opt.write_json, stem))
       std::cout << "report: " << path << "\n";
-    refresh_index(opt.output_dir);
+    reports::refresh_index(opt.output_dir);
   } catch (const std::exception& e) {
     std::cerr << "bench_ops: could not write the reports: " << e.what()
               << "\nChoose a writable directory with --output-dir DIR.\n";

@@ -1,0 +1,84 @@
+# Shared by scripts/run.sh and scripts/test.sh: install what is missing (Debian/Ubuntu), then
+# configure and build incrementally into build/ (override with OPBENCH_BUILD_DIR).
+set -euo pipefail
+
+OPBENCH_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+OPBENCH_BUILD_DIR=${OPBENCH_BUILD_DIR:-$OPBENCH_ROOT/build}
+
+log() { printf '[opbench] %s\n' "$*" >&2; }
+
+# True when a CMake package config file is found under /usr, /usr/local or CMAKE_PREFIX_PATH.
+have_cmake_package() {
+  local file=$1 prefix
+  local IFS=':'
+  for prefix in ${CMAKE_PREFIX_PATH:-} /usr /usr/local; do
+    [ -d "$prefix" ] || continue
+    if find "$prefix" -maxdepth 6 -name "$file" -path '*cmake*' -print -quit 2>/dev/null | grep -q .; then
+      return 0
+    fi
+  done
+  return 1
+}
+
+have_torch() {
+  [ -n "${Torch_DIR:-}" ] && [ -f "$Torch_DIR/TorchConfig.cmake" ] && return 0
+  python3 -c 'import torch' >/dev/null 2>&1 && return 0
+  have_cmake_package TorchConfig.cmake
+}
+
+find_nvcc() {
+  if command -v nvcc >/dev/null 2>&1; then return 0; fi
+  for d in /usr/local/cuda/bin /usr/local/cuda-13.0/bin /usr/local/cuda-12/bin; do
+    if [ -x "$d/nvcc" ]; then export PATH="$d:$PATH"; return 0; fi
+  done
+  return 1
+}
+
+# Installs the build's dependencies with apt when they are missing (root), or prints the command.
+ensure_dependencies() {
+  local missing=()
+  command -v cmake >/dev/null 2>&1 || missing+=(cmake)
+  command -v g++ >/dev/null 2>&1 || missing+=(g++)
+  command -v ninja >/dev/null 2>&1 || missing+=(ninja-build)
+  command -v git >/dev/null 2>&1 || missing+=(git)
+  have_cmake_package benchmarkConfig.cmake || missing+=(libbenchmark-dev)
+  have_cmake_package fmt-config.cmake || missing+=(libfmt-dev)
+  have_cmake_package nlohmann_jsonConfig.cmake || missing+=(nlohmann-json3-dev)
+  have_cmake_package CLI11Config.cmake || missing+=(libcli11-dev)
+  have_cmake_package GTestConfig.cmake || missing+=(libgtest-dev)
+  # No LibTorch at all: Debian's CPU LibTorch builds everything and runs the CPU tests. For GPU runs,
+  # point Torch_DIR at a CUDA LibTorch (or install a CUDA PyTorch; it is found automatically).
+  have_torch || missing+=(libtorch-dev)
+
+  if [ ${#missing[@]} -gt 0 ]; then
+    local cmd="apt-get install -y --no-install-recommends ${missing[*]}"
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+      log "installing: ${missing[*]}"
+      export DEBIAN_FRONTEND=noninteractive
+      apt-get update -qq
+      # shellcheck disable=SC2086
+      $cmd -qq >/dev/null
+    else
+      log "missing dependencies: ${missing[*]}"
+      log "install them with: sudo apt-get update && sudo $cmd"
+      exit 1
+    fi
+  fi
+  if ! find_nvcc; then
+    log "no CUDA toolkit found (nvcc): install the CUDA toolkit (12.8 or newer, 13 recommended) and put its bin/ on PATH"
+    exit 1
+  fi
+}
+
+# Configures (once) and builds incrementally.
+build_opbench() {
+  local gen=()
+  command -v ninja >/dev/null 2>&1 && gen=(-G Ninja)
+  if [ ! -f "$OPBENCH_BUILD_DIR/CMakeCache.txt" ]; then
+    log "configuring in $OPBENCH_BUILD_DIR"
+    cmake -S "$OPBENCH_ROOT" -B "$OPBENCH_BUILD_DIR" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_CUDA_COMPILER="$(command -v nvcc)" ${OPBENCH_CMAKE_ARGS:-}
+  fi
+  log "building"
+  cmake --build "$OPBENCH_BUILD_DIR" --parallel "${OPBENCH_JOBS:-$(nproc)}"
+}

@@ -1,0 +1,72 @@
+// Every registered op's framework kernel against LibTorch and the fp64 oracle, through the same
+// correctness gate bench_ops uses, on each op's odd test shapes, in fp32, fp16 and bf16, and on views
+// shifted off 16-byte alignment. Skipped, with the reason, when there is no CUDA GPU or no CUDA LibTorch.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "opbench/registry.hpp"
+#include "src/cli/runner.hpp"
+#include "src/core/device_info.hpp"
+#include "src/reference/reference.hpp"
+
+using namespace opbench;
+
+namespace {
+
+std::string skip_reason() {
+  std::string why;
+  if (cuda_device_count(&why) == 0) return "no CUDA GPU (" + why + "): GPU tests skipped";
+  if (!reference::torch_has_cuda())
+    return "LibTorch " + reference::torch_version() + " has no CUDA: GPU tests need a CUDA LibTorch";
+  return "";
+}
+
+struct OpCase {
+  std::string op;
+  DType dtype;
+};
+
+std::vector<OpCase> all_cases() {
+  std::vector<OpCase> v;
+  for (const OpDef& op : global_registry().ops())
+    for (DType t : op.dtypes) v.push_back({op.name, t});
+  return v;
+}
+
+class KernelVsTorch : public testing::TestWithParam<OpCase> {
+ protected:
+  void SetUp() override {
+    static const std::string reason = skip_reason();
+    if (!reason.empty()) GTEST_SKIP() << reason;
+  }
+};
+
+TEST_P(KernelVsTorch, OddShapesAndUnalignedViews) {
+  const OpDef* op = global_registry().find(GetParam().op);
+  ASSERT_NE(op, nullptr);
+  ProblemRunner runner;
+  for (const Shape& s : op->test_shapes()) {
+    for (int64_t misalign : {0, 1}) {
+      Problem p{op, s, SizeClass::custom, GetParam().dtype};
+      Verification v;
+      try {
+        v = runner.verify(p, misalign);
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << p.id() << " misalign " << misalign << ": " << e.what();
+        continue;
+      }
+      EXPECT_TRUE(v.correct) << p.id() << " misalign " << misalign << ": " << v.mismatches
+                             << " mismatches; " << v.first_mismatch << " (max abs err " << v.max_abs_err
+                             << ", vs fp64 " << v.oracle_max_abs_err << ")";
+    }
+  }
+}
+
+std::string case_name(const testing::TestParamInfo<OpCase>& info) {
+  return info.param.op + "_" + dtype_name(info.param.dtype);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllOps, KernelVsTorch, testing::ValuesIn(all_cases()), case_name);
+
+}  // namespace

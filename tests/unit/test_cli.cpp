@@ -1,0 +1,76 @@
+// The command line: valid selections, and every user error exiting with code 2.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "src/cli/options.hpp"
+
+using namespace opbench;
+
+namespace {
+
+ParseOutcome parse(std::vector<std::string> args, Options& opt) {
+  args.insert(args.begin(), "bench_ops");
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  return parse_options(int(argv.size()), argv.data(), global_registry(), opt);
+}
+
+}  // namespace
+
+TEST(Cli, Defaults) {
+  Options opt;
+  ParseOutcome r = parse({}, opt);
+  EXPECT_FALSE(r.exit_now);
+  EXPECT_TRUE(opt.timing.pure);
+  EXPECT_FALSE(opt.timing.real);
+  EXPECT_TRUE(opt.timing.l2_cold);
+  EXPECT_EQ(opt.output_dir, "docs/benchmark");
+  EXPECT_TRUE(opt.write_markdown && opt.write_json);
+}
+
+TEST(Cli, FullSelection) {
+  Options opt;
+  ParseOutcome r = parse({"--category", "element", "--op", "add,mul", "--size", "small,large", "--dtype", "fp32,bf16",
+                          "--fast", "--timing", "both", "--l2", "warm", "--format", "json", "--output-dir", "/tmp/x",
+                          "--benchmark_filter=add", "--shape", "1023x1025"},
+                         opt);
+  ASSERT_FALSE(r.exit_now);
+  EXPECT_EQ(opt.filter.ops, (std::vector<std::string>{"add", "mul"}));
+  EXPECT_EQ(opt.filter.sizes, (std::vector<SizeClass>{SizeClass::small, SizeClass::large}));
+  EXPECT_EQ(opt.filter.dtypes, (std::vector<DType>{DType::f32, DType::bf16}));
+  EXPECT_EQ(opt.filter.custom_shapes, (std::vector<Shape>{{1023, 1025}}));
+  EXPECT_TRUE(opt.filter.fast);
+  EXPECT_TRUE(opt.timing.pure && opt.timing.real);
+  EXPECT_FALSE(opt.timing.l2_cold);
+  EXPECT_FALSE(opt.write_markdown);
+  EXPECT_TRUE(opt.write_json);
+  EXPECT_EQ(opt.benchmark_args, (std::vector<std::string>{"--benchmark_filter=add"}));
+  EXPECT_LT(opt.timing.max_samples, TimingConfig{}.max_samples);  // --fast samples less
+}
+
+TEST(Cli, UserErrorsExitWithUsageCode) {
+  const std::vector<std::vector<std::string>> bad = {
+      {"--op", "addd"},       {"--category", "elementwise"}, {"--size", "huge"},   {"--dtype", "fp8"},
+      {"--shape", "12x"},     {"--timing", "wall"},          {"--l2", "hot"},      {"--format", "pdf"},
+      {"--no-such-flag"},     {"--output-dir", ""},
+  };
+  for (const auto& args : bad) {
+    Options opt;
+    ParseOutcome r = parse(args, opt);
+    EXPECT_TRUE(r.exit_now) << args[0];
+    EXPECT_EQ(r.exit_code, kExitUsage) << args[0] << " " << (args.size() > 1 ? args[1] : "");
+  }
+}
+
+TEST(Cli, HelpExitsZero) {
+  Options opt;
+  testing::internal::CaptureStdout();
+  ParseOutcome r = parse({"--help"}, opt);
+  const std::string out = testing::internal::GetCapturedStdout();
+  EXPECT_TRUE(r.exit_now);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(out.find("--category"), std::string::npos);
+  EXPECT_NE(out.find("Exit codes"), std::string::npos);
+}

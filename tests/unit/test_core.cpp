@@ -1,0 +1,131 @@
+// Shapes, size classes, registry filtering, statistics and the element ops' byte/FLOP accounting.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "opbench/registry.hpp"
+#include "src/core/stats.hpp"
+
+using namespace opbench;
+
+TEST(Shape, ParsesAndPrints) {
+  EXPECT_EQ(parse_shape("1023x1025"), (Shape{1023, 1025}));
+  EXPECT_EQ(parse_shape("8,1024,32,128"), (Shape{8, 1024, 32, 128}));
+  EXPECT_EQ(parse_shape("7"), (Shape{7}));
+  EXPECT_EQ(shape_str({4096, 1024}), "4096x1024");
+  for (const char* bad : {"", "x", "12x", "0x5", "-3", "3xx4", "a", "1x2x3x4x5x6x7x8x9"})
+    EXPECT_FALSE(parse_shape(bad).has_value()) << bad;
+}
+
+TEST(Shape, AsRowsFoldsLeadingDims) {
+  EXPECT_EQ(as_rows({32, 128, 768}).rows, 32 * 128);
+  EXPECT_EQ(as_rows({32, 128, 768}).cols, 768);
+  EXPECT_EQ(as_rows({5}).rows, 1);
+  EXPECT_EQ(numel({16, 1024, 1024}), 16 * 1024 * 1024);
+}
+
+TEST(SizeClass, GenesisClasses) {
+  EXPECT_EQ(size_class_shapes(SizeClass::small).size(), 5u);
+  EXPECT_EQ(size_class_shapes(SizeClass::very_large).front(), (Shape{8192, 8192}));
+  EXPECT_EQ(size_class_shapes(SizeClass::batch).back(), (Shape{16, 1024, 1024}));
+  EXPECT_EQ(parse_size_class("very_large"), SizeClass::very_large);
+  EXPECT_FALSE(parse_size_class("huge").has_value());
+}
+
+TEST(Stats, MedianAndOutlierFilter) {
+  TimeStats s = compute_stats({1.0, 1.1, 0.9, 1.0, 1.05, 0.95, 50.0}, true);
+  EXPECT_EQ(s.outliers, 1);
+  EXPECT_EQ(s.samples, 6);
+  EXPECT_NEAR(s.median_ms, 1.0, 1e-12);
+  EXPECT_LT(s.max_ms, 2.0);
+  EXPECT_TRUE(s.reliable);
+
+  TimeStats u = compute_stats({1.0, 1.1, 0.9, 1.0, 1.05, 0.95, 50.0}, false);
+  EXPECT_EQ(u.outliers, 0);
+  EXPECT_EQ(u.max_ms, 50.0);
+  EXPECT_FALSE(u.reliable);  // cv far above 10%
+
+  EXPECT_NEAR(geomean({1.0, 4.0}), 2.0, 1e-12);
+  EXPECT_EQ(geomean({}), 0.0);
+}
+
+TEST(Registry, CategoryAliases) {
+  EXPECT_EQ(parse_category("matrix")->categories, std::vector<Category>{Category::matmul});
+  EXPECT_EQ(parse_category("memory")->categories, std::vector<Category>{Category::layout});
+  EXPECT_TRUE(parse_category("broadcast")->broadcast_only);
+  EXPECT_EQ(parse_category("all")->categories.size(), all_categories().size());
+  EXPECT_FALSE(parse_category("nope").has_value());
+}
+
+TEST(Registry, ElementOpsAreRegistered) {
+  const Registry& reg = global_registry();
+  for (const char* name : {"add", "sub", "mul", "div", "maximum", "pow", "add_scalar", "mul_scalar", "pow_scalar",
+                           "add_bcast_row", "add_bcast_col", "neg", "abs", "exp", "log", "sqrt", "rsqrt", "sin", "cos"}) {
+    const OpDef* op = reg.find(name);
+    ASSERT_NE(op, nullptr) << name;
+    EXPECT_EQ(op->category, Category::element) << name;
+    ASSERT_NE(op->impl(ImplKind::torch), nullptr) << name;
+    EXPECT_TRUE(op->impl(ImplKind::torch)->prepare) << name << ": " << op->impl(ImplKind::torch)->missing;
+  }
+  EXPECT_NE(reg.find("add")->impl(ImplKind::cudnn), nullptr);
+  EXPECT_EQ(reg.find("sub")->impl(ImplKind::cudnn), nullptr);
+}
+
+TEST(Registry, EveryOpHasAReference) {
+  for (const OpDef& op : global_registry().ops()) {
+    const Impl* t = op.impl(ImplKind::torch);
+    ASSERT_NE(t, nullptr) << op.name;
+    EXPECT_TRUE(t->prepare) << op.name << ": " << t->missing;
+  }
+}
+
+TEST(Registry, SelectFiltersAndFast) {
+  const Registry& reg = global_registry();
+  ProblemFilter f;
+  f.ops = {"add"};
+  f.dtypes = {DType::bf16};
+  f.sizes = {SizeClass::small, SizeClass::large};
+  auto all = select_problems(reg, f);
+  EXPECT_EQ(all.size(), 10u);
+  f.fast = true;
+  auto fast = select_problems(reg, f);
+  ASSERT_EQ(fast.size(), 4u);
+  EXPECT_EQ(fast[0].shape, (Shape{256, 256}));
+  EXPECT_EQ(fast[2].size_class, SizeClass::large);
+  EXPECT_EQ(fast[0].id(), "element/add/bf16/256x256");
+
+  f = {};
+  f.custom_shapes = {{1023, 1025}};
+  f.categories = {*parse_category("broadcast")};
+  auto bc = select_problems(reg, f);
+  ASSERT_EQ(bc.size(), 6u);  // two broadcast ops x three dtypes
+  for (const Problem& p : bc) {
+    EXPECT_EQ(p.op->name.rfind("add_bcast", 0), 0u);
+    EXPECT_EQ(p.size_class, SizeClass::custom);
+  }
+
+  f = {};
+  f.ops = {"no_such_op"};
+  EXPECT_THROW(select_problems(reg, f), std::invalid_argument);
+}
+
+TEST(Accounting, ElementBytesAndFlops) {
+  const Registry& reg = global_registry();
+  const Shape s{4096, 1024};
+  const double n = 4096.0 * 1024;
+  EXPECT_EQ(reg.find("add")->bytes(s, DType::f32), 3 * n * 4);
+  EXPECT_EQ(reg.find("add")->bytes(s, DType::bf16), 3 * n * 2);
+  EXPECT_EQ(reg.find("exp")->bytes(s, DType::f16), 2 * n * 2);
+  EXPECT_EQ(reg.find("add_bcast_row")->bytes(s, DType::f32), (2 * n + 1024) * 4);
+  EXPECT_EQ(reg.find("add_bcast_col")->bytes(s, DType::bf16), (2 * n + 4096) * 2);
+  EXPECT_EQ(reg.find("mul")->flops(s, DType::f32), n);
+  OpIO io = reg.find("add_bcast_col")->io(s, DType::f32);
+  EXPECT_EQ(io.inputs[1].shape, (Shape{4096, 1}));
+  io = reg.find("add_bcast_row")->io({32, 128, 768}, DType::f32);
+  EXPECT_EQ(io.inputs[1].shape, (Shape{768}));
+  // Inputs are never all zeros: every init range is non-degenerate.
+  for (const OpDef& op : reg.ops()) {
+    if (op.category != Category::element && op.category != Category::activation) continue;
+    for (const TensorSpec& t : op.io(s, DType::f32).inputs) EXPECT_LT(t.init.lo, t.init.hi) << op.name;
+  }
+}
