@@ -1,0 +1,316 @@
+// The derived figures (metrics), the run summary and the recommendations, on results built by hand with
+// known times, so that every expected number can be worked out on paper.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "reports/metrics.hpp"
+#include "reports/summary.hpp"
+
+using namespace opbench;
+using namespace opbench::reports;
+
+namespace {
+
+DeviceInfo h100() {
+  DeviceInfo d;
+  d.name = "NVIDIA H100 80GB HBM3";
+  d.compute_major = 9, d.compute_minor = 0, d.sm_count = 132, d.sm_clock_mhz = 1980, d.mem_clock_mhz = 2619;
+  d.bus_width_bits = 5120, d.l2_mb = 50, d.memory_gb = 79.6;
+  d.theoretical_gbps = 4000, d.measured_copy_gbps = 2000;  // round numbers: percentages are easy to check
+  return d;
+}
+
+TimeStats stats(double median, bool reliable = true) {
+  TimeStats t;
+  t.median_ms = t.min_ms = t.max_ms = t.mean_ms = median;
+  t.samples = 100, t.reliable = reliable, t.cv = reliable ? 0.01 : 0.25;
+  return t;
+}
+
+ImplResult timed(ImplKind k, double ms) {
+  ImplResult r;
+  r.impl = k;
+  r.pure = stats(ms);
+  return r;
+}
+
+// A correct problem timed by both the framework and LibTorch.
+ProblemResult problem(const std::string& op, Category c, SizeClass sc, double torch_ms, double fw_ms,
+                      double bytes = 1e6, Shape shape = {1024, 1024}, DType t = DType::f32) {
+  ProblemResult p;
+  p.op = op, p.category = c, p.size_class = sc, p.shape = shape, p.dtype = t, p.bytes = bytes;
+  p.verify.checked = p.verify.correct = true;
+  p.impls = {timed(ImplKind::framework, fw_ms), timed(ImplKind::torch, torch_ms)};
+  return p;
+}
+
+RunResults run(std::vector<ProblemResult> problems) {
+  RunResults r;
+  r.context.device = h100();
+  r.context.timestamp = "2025-01-01T00:00:00Z";
+  r.problems = std::move(problems);
+  return r;
+}
+
+const Recommendation* find_rec(const Summary& s, const std::string& title_part) {
+  for (const auto& r : s.recommendations)
+    if (r.title.find(title_part) != std::string::npos) return &r;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST(ResultMembers, TimeIdFind) {
+  ImplResult r;
+  EXPECT_EQ(r.time_ms(), 0);
+  r.real = stats(0.5);
+  EXPECT_EQ(r.time_ms(), 0.5);  // real only: the headline is real
+  r.pure = stats(0.25);
+  EXPECT_EQ(r.time_ms(), 0.25);  // pure wins when measured
+  ProblemResult p = problem("add", Category::element, SizeClass::large, 1, 1, 1e6, {4096, 4096}, DType::f16);
+  EXPECT_EQ(p.id(), "element/add/fp16/4096x4096");
+  EXPECT_EQ(p.find(ImplKind::torch), &p.impls[1]);
+  EXPECT_EQ(p.find(ImplKind::cublas), nullptr);
+  RunResults rr = run({p});
+  EXPECT_EQ(rr.find("element/add/fp16/4096x4096"), &rr.problems[0]);
+  EXPECT_EQ(rr.find("element/add/fp32/4096x4096"), nullptr);
+  EXPECT_STREQ(status_name(Status::not_supported), "not_supported");
+}
+
+TEST(Metrics, MemoryFigures) {
+  // 1e9 bytes in 1 ms = 1000 GB/s = 25% of 4000 theoretical, 50% of 2000 measured copy.
+  ProblemResult p = problem("add", Category::element, SizeClass::large, 1.5, 1.0, 1e9);
+  RunContext c;
+  c.device = h100();
+  const Metrics m = compute_metrics(c, p, p.impls[0]);
+  EXPECT_DOUBLE_EQ(m.time_ms, 1.0);
+  EXPECT_DOUBLE_EQ(*m.speedup, 1.5);
+  EXPECT_DOUBLE_EQ(*m.throughput_gbps, 1000);
+  EXPECT_DOUBLE_EQ(*m.gpu_efficiency, 25);
+  EXPECT_DOUBLE_EQ(*m.copy_efficiency, 50);
+  EXPECT_DOUBLE_EQ(*m.inference_speed, 1000);
+  EXPECT_FALSE(m.tflops);
+  EXPECT_EQ(*m.grade, Grade::excellent);
+  const Metrics t = compute_metrics(c, p, p.impls[1]);
+  EXPECT_DOUBLE_EQ(*t.speedup, 1.0);
+  EXPECT_FALSE(t.grade);  // the baseline is not graded against itself
+}
+
+TEST(Metrics, UntimedFiguresAreAbsent) {
+  ProblemResult p = problem("add", Category::element, SizeClass::large, 1.0, 1.0);
+  p.impls[1].status = Status::failed;
+  p.impls[1].pure.reset();
+  RunContext c;
+  c.device = h100();
+  const Metrics m = compute_metrics(c, p, p.impls[0]);
+  EXPECT_FALSE(m.speedup);
+  EXPECT_FALSE(m.grade);
+  EXPECT_TRUE(m.throughput_gbps);
+}
+
+TEST(Metrics, PeakAndRoofline) {
+  const DeviceInfo d = h100();
+  EXPECT_DOUBLE_EQ(peak_tflops(d, DType::f16, false), 132 * 1980e6 * 4096 / 1e12);
+  EXPECT_DOUBLE_EQ(peak_tflops(d, DType::bf16, false), 132 * 1980e6 * 4096 / 1e12);
+  EXPECT_DOUBLE_EQ(peak_tflops(d, DType::f32, true), 132 * 1980e6 * 2048 / 1e12);
+  EXPECT_DOUBLE_EQ(peak_tflops(d, DType::f32, false), 132 * 1980e6 * 256 / 1e12);
+  EXPECT_EQ(peak_tflops(d, DType::f64, false), 0);
+  DeviceInfo a100 = d;
+  a100.compute_major = 8, a100.sm_count = 108, a100.sm_clock_mhz = 1410;
+  EXPECT_NEAR(peak_tflops(a100, DType::f16, false), 312, 0.5);  // the A100 datasheet's dense figure
+  DeviceInfo turing = d;
+  turing.compute_major = 7, turing.compute_minor = 5;
+  EXPECT_EQ(peak_tflops(turing, DType::f16, false), 0);
+  EXPECT_NE(peak_basis_text(turing, DType::f16, false).find("n/a"), std::string::npos);
+  EXPECT_NE(peak_basis_text(d, DType::f16, false).find("4096 FLOP/clk/SM"), std::string::npos);
+
+  RunContext c;
+  c.device = d;
+  // Ridge = 1070.5e12 / 4000e9 = 267.6 FLOP/B.
+  ProblemResult mm = problem("matmul", Category::matmul, SizeClass::large, 1, 1, 1e8, {4096, 4096}, DType::f16);
+  mm.flops = 1e8 * 300;
+  EXPECT_STREQ(bound_name(c, mm), "compute-bound");
+  mm.flops = 1e8 * 200;
+  EXPECT_STREQ(bound_name(c, mm), "memory-bound");
+  EXPECT_DOUBLE_EQ(arithmetic_intensity(mm), 200);
+  mm.dtype = DType::f64;
+  EXPECT_STREQ(bound_name(c, mm), "n/a");
+  // 2e11 FLOPs in 1 ms = 200 TFLOP/s.
+  mm.dtype = DType::f16;
+  mm.flops = 2e11;
+  const Metrics m = compute_metrics(c, mm, mm.impls[0]);
+  EXPECT_DOUBLE_EQ(*m.tflops, 200);
+  EXPECT_DOUBLE_EQ(*m.pct_of_peak, 100 * 200 / peak_tflops(d, DType::f16, false));
+}
+
+TEST(Summary, CountsAndGeomean) {
+  ProblemResult incorrect = problem("gelu", Category::activation, SizeClass::medium, 1, 0.1);
+  incorrect.impls[0].status = Status::incorrect;
+  incorrect.verify.correct = false;
+  ProblemResult failed = problem("sum", Category::reduction, SizeClass::medium, 1, 1);
+  failed.impls[0] = ImplResult{ImplKind::framework, Status::failed, "launch failed", {}, {}, 0};
+  ProblemResult unsupported = failed;
+  unsupported.op = "mean";
+  unsupported.impls[0].status = Status::not_supported;
+  const Summary s = summarize(run({problem("add", Category::element, SizeClass::large, 2.0, 1.0),
+                                   problem("mul", Category::element, SizeClass::large, 1.0, 2.0),
+                                   problem("relu", Category::activation, SizeClass::small, 4.0, 1.0),
+                                   incorrect, failed, unsupported}));
+  EXPECT_EQ(s.problems, 6);
+  EXPECT_EQ(s.correct, 3);
+  EXPECT_EQ(s.incorrect, 1);
+  EXPECT_EQ(s.failed, 1);
+  EXPECT_EQ(s.not_supported, 1);
+  EXPECT_EQ(s.compared, 3);
+  EXPECT_EQ(s.faster_than_torch, 2);
+  // (2 * 0.5 * 4)^(1/3): the incorrect row's 10x does not count.
+  EXPECT_NEAR(*s.geomean_speedup, std::cbrt(4.0), 1e-12);
+  EXPECT_EQ(s.grades[int(Grade::excellent)], 2);
+  EXPECT_EQ(s.grades[int(Grade::fair)], 1);
+  EXPECT_EQ(s.grades[int(Grade::critical)], 1);  // the incorrect one; failed ones have no grade
+  EXPECT_EQ(s.grades[int(Grade::good)] + s.grades[int(Grade::poor)], 0);
+}
+
+TEST(Summary, VerificationFailureMakesAnOkRowIncorrect) {
+  ProblemResult p = problem("add", Category::element, SizeClass::large, 1, 1);
+  p.verify.correct = false;
+  const Summary s = summarize(run({p}));
+  EXPECT_EQ(s.incorrect, 1);
+  EXPECT_EQ(s.compared, 0);
+  EXPECT_FALSE(s.geomean_speedup);
+}
+
+TEST(Summary, CategoryAndSizeBreakdowns) {
+  const Summary s = summarize(run({
+      problem("add", Category::element, SizeClass::large, 2.0, 1.0, 1e9),  // 1000 GB/s: 25% / 50%
+      problem("mul", Category::element, SizeClass::large, 1.0, 2.0, 1e9),  //  500 GB/s: 12.5% / 25%
+      problem("matmul", Category::matmul, SizeClass::small, 0.9, 1.0, 1e6),
+  }));
+  ASSERT_EQ(s.categories.size(), 2u);
+  EXPECT_EQ(s.categories[0].category, Category::element);  // Category order, not run order
+  EXPECT_EQ(s.categories[0].problems, 2);
+  EXPECT_NEAR(*s.categories[0].geomean, 1.0, 1e-12);
+  EXPECT_DOUBLE_EQ(*s.categories[0].min_speedup, 0.5);
+  EXPECT_DOUBLE_EQ(*s.categories[0].max_speedup, 2.0);
+  EXPECT_EQ(s.categories[0].grades[int(Grade::excellent)], 1);
+  EXPECT_EQ(s.categories[0].grades[int(Grade::fair)], 1);
+  EXPECT_EQ(s.categories[1].category, Category::matmul);
+  EXPECT_NEAR(*s.categories[1].geomean, 0.9, 1e-12);
+
+  ASSERT_EQ(s.size_classes.size(), 2u);
+  EXPECT_EQ(s.size_classes[0].size_class, SizeClass::small);
+  const SizeClassStats& large = s.size_classes[1];
+  EXPECT_EQ(large.size_class, SizeClass::large);
+  EXPECT_DOUBLE_EQ(*large.avg_gpu_efficiency, 18.75);
+  EXPECT_DOUBLE_EQ(*large.avg_copy_efficiency, 37.5);
+  EXPECT_DOUBLE_EQ(*large.min_speedup, 0.5);
+  EXPECT_DOUBLE_EQ(*large.max_speedup, 2.0);
+}
+
+TEST(Summary, TopAndBottomFive) {
+  std::vector<ProblemResult> ps;
+  for (int i = 1; i <= 7; ++i)  // speedups 0.5, 1.0, ..., 3.5
+    ps.push_back(problem("op" + std::to_string(i), Category::element, SizeClass::medium, 0.5 * i, 1.0));
+  const Summary s = summarize(run(ps));
+  ASSERT_EQ(s.top.size(), 5u);
+  ASSERT_EQ(s.bottom.size(), 5u);
+  EXPECT_EQ(s.top[0].op, "op7");
+  EXPECT_EQ(s.top[4].op, "op3");
+  EXPECT_EQ(s.bottom[0].op, "op1");
+  EXPECT_EQ(s.bottom[4].op, "op5");
+  EXPECT_DOUBLE_EQ(s.top[0].speedup, 3.5);
+  EXPECT_DOUBLE_EQ(s.top[0].torch_ms, 3.5);
+}
+
+TEST(Recommendations, NoneForAHealthyRun) {
+  // Fast, correct, reliable, at 90% of copy bandwidth on a large problem: nothing to recommend.
+  const Summary s = summarize(run({problem("add", Category::element, SizeClass::large, 1.0, 1.0, 1.8e9)}));
+  EXPECT_TRUE(s.recommendations.empty());
+}
+
+TEST(Recommendations, LaunchBoundOnlyWhenShortAndLowBandwidth) {
+  // 0.005 ms, 1e6 bytes -> 200 GB/s = 10% of copy: launch-bound.
+  Summary s = summarize(run({problem("relu", Category::activation, SizeClass::small, 0.005, 0.005, 1e6)}));
+  const Recommendation* r = find_rec(s, "Launch-bound");
+  ASSERT_NE(r, nullptr);
+  ASSERT_EQ(r->items.size(), 1u);
+  EXPECT_NE(r->items[0].find("relu 1024x1024 fp32"), std::string::npos);
+  EXPECT_NE(r->items[0].find("10.0% of measured copy"), std::string::npos);
+  // As short but moving 1.6e8 bytes (> 20% of copy) or at 10 µs: not launch-bound.
+  s = summarize(run({problem("relu", Category::activation, SizeClass::small, 0.005, 0.005, 1.6e8)}));
+  EXPECT_EQ(find_rec(s, "Launch-bound"), nullptr);
+  s = summarize(run({problem("relu", Category::activation, SizeClass::small, 0.010, 0.010, 1e6)}));
+  EXPECT_EQ(find_rec(s, "Launch-bound"), nullptr);
+}
+
+TEST(Recommendations, LowBandwidthOnlyAtLargeSizesAndMemoryBound) {
+  // 1e9 bytes in 1 ms = 50% of copy.
+  Summary s = summarize(run({problem("add", Category::element, SizeClass::very_large, 1.0, 1.0, 1e9)}));
+  const Recommendation* r = find_rec(s, "Low bandwidth");
+  ASSERT_NE(r, nullptr);
+  EXPECT_NE(r->items[0].find("add 1024x1024 fp32 (very_large): 1000.0 GB/s = 50.0% of measured copy"),
+            std::string::npos);
+  EXPECT_NE(r->items[0].find("LibTorch 1000.0 GB/s"), std::string::npos);
+  s = summarize(run({problem("add", Category::element, SizeClass::medium, 1.0, 1.0, 1e9)}));
+  EXPECT_EQ(find_rec(s, "Low bandwidth"), nullptr);
+  ProblemResult mm = problem("matmul", Category::matmul, SizeClass::large, 1.0, 1.0, 1e9, {4096, 4096}, DType::f16);
+  mm.flops = 1e9 * 1000;  // far above the ridge: judged by TFLOP/s, not bandwidth
+  s = summarize(run({mm}));
+  EXPECT_EQ(find_rec(s, "Low bandwidth"), nullptr);
+}
+
+TEST(Recommendations, SlowerThanTorchGroupedByCategory) {
+  const Summary s = summarize(run({problem("add", Category::element, SizeClass::large, 0.8, 1.0, 1.8e9),
+                                   problem("mul", Category::element, SizeClass::large, 0.5, 1.0, 1.8e9),
+                                   problem("sum", Category::reduction, SizeClass::large, 0.85, 1.0, 1.8e9),
+                                   problem("relu", Category::activation, SizeClass::large, 0.95, 1.0, 1.8e9)}));
+  const Recommendation* r = find_rec(s, "Slower than");
+  ASSERT_NE(r, nullptr);
+  ASSERT_EQ(r->items.size(), 2u);  // element and reduction; relu at 0.95x is above the floor
+  EXPECT_EQ(r->items[0].rfind("element:", 0), 0u);
+  EXPECT_LT(r->items[0].find("mul"), r->items[0].find("add"));  // slowest first
+  EXPECT_NE(r->items[0].find("0.50x"), std::string::npos);
+  EXPECT_EQ(r->items[1].rfind("reduction:", 0), 0u);
+  EXPECT_EQ(r->items[0].find("relu"), std::string::npos);
+}
+
+TEST(Recommendations, BroadcastSlowerThanItsTwin) {
+  ProblemResult add = problem("add", Category::element, SizeClass::large, 1.0, 1.0, 1.8e9);
+  ProblemResult row = problem("add_bcast_row", Category::element, SizeClass::large, 1.0, 1.2, 1.2e9);
+  ProblemResult col = problem("add_bcast_col", Category::element, SizeClass::large, 1.0, 0.9, 1.2e9);
+  Summary s = summarize(run({add, row, col}));
+  const Recommendation* r = find_rec(s, "Broadcast");
+  ASSERT_NE(r, nullptr);
+  ASSERT_EQ(r->items.size(), 1u);
+  EXPECT_NE(r->items[0].find("add_bcast_row 1024x1024 fp32: 1.200 ms vs add 1.000 ms (1.20x"), std::string::npos);
+  // Another shape's add is not the twin.
+  add.shape = {2048, 2048};
+  s = summarize(run({add, row}));
+  EXPECT_EQ(find_rec(s, "Broadcast"), nullptr);
+}
+
+TEST(Recommendations, IncorrectFailedUnreliable) {
+  ProblemResult bad = problem("gelu", Category::activation, SizeClass::medium, 1.0, 1.0, 1.8e9);
+  bad.impls[0].status = Status::incorrect;
+  bad.verify.correct = false;
+  bad.verify.max_abs_err = 0.03125;
+  bad.verify.first_mismatch = "index 17: got 1.5, expected 1.25";
+  ProblemResult failed = problem("sum", Category::reduction, SizeClass::medium, 1.0, 1.0, 1.8e9);
+  failed.impls[0] = ImplResult{ImplKind::framework, Status::failed, "too many resources requested", {}, {}, 0};
+  ProblemResult noisy = problem("relu", Category::activation, SizeClass::large, 1.0, 1.0, 1.8e9);
+  noisy.impls[1].pure = stats(1.0, false);
+  const Summary s = summarize(run({bad, failed, noisy}));
+  ASSERT_GE(s.recommendations.size(), 3u);
+  EXPECT_EQ(s.recommendations[0].title, "Fix incorrect results first");  // most urgent first
+  EXPECT_NE(s.recommendations[0].items[0].find("max abs err 3.12e-02"), std::string::npos);
+  EXPECT_NE(s.recommendations[0].items[0].find("index 17"), std::string::npos);
+  const Recommendation* f = find_rec(s, "no result");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->items[0], "sum 1024x1024 fp32 [framework]: failed: too many resources requested");
+  const Recommendation* u = find_rec(s, "Unreliable");
+  ASSERT_NE(u, nullptr);
+  ASSERT_EQ(u->items.size(), 1u);
+  EXPECT_NE(u->items[0].find("relu 1024x1024 fp32 [torch, pure]: median 1.000 ms, cv 25.0%"), std::string::npos);
+}
