@@ -1,0 +1,327 @@
+// Row-segment copy: the engine behind copy, cat (dim 0 and last), narrow (slice), expand, gather and
+// permute_0213. Every one of these writes a CONTIGUOUS output that is a sequence of rows, each row one
+// or two segments of contiguous source bytes:
+//   copy          1 row,  1 segment (the whole tensor)
+//   cat dim 0     1 row,  2 segments (a, then b)          cat last: `outer` rows, segments a[r], b[r]
+//   narrow        rows of `length` elements read at src + r*n + start (source rows not 16-B aligned
+//                 when start*size % 16 != 0 or n*size % 16 != 0)
+//   expand        rows read from one source row (pitch 0)
+//   gather        row r read from table row idx[r]
+//   permute_0213  output row (b,h,s) (D elements) read from source row (b,s,h)
+//
+// One version: each thread owns U = 1 (gather: 2) destination chunks of 16 bytes (aligned to 16 in the
+// address space, coalesced across the block: chunk = block*256*U + u*256 + thread), finds each chunk's
+// source bytes, and when the chunk lies inside one source segment reads them with one 16-byte load (two
+// when the source is not 16-B aligned: the two aligned 16-byte words that hold them, shifted into place
+// with byte permutes — the "shifted load"; the neighbouring thread's load of the same word hits L1) and
+// writes one 16-byte store. Chunks that straddle a row or segment boundary, or the ragged ends of a
+// misaligned destination, are copied element by element (at most 2-3 per row). With U > 1 all chunks'
+// loads are issued before the first store. Index arithmetic uses 32-bit multiply-shift division
+// (FastDiv) when the output has < 2^32 elements, 64-bit division otherwise.
+//
+// Measured on H100 (bench in .scratch/layout, median, L2 flushed; "copy" = cudaMemcpy D2D 181.6 us for
+// 256 MiB = 2.96 TB/s): copy fp32 8192^2 181.8 us (= memcpy); with the earlier 4 chunks/thread: cat
+// 8192^2 fp32 363 us (2.96 TB/s), slice 8192x8190 fp32 (misaligned rows) 96.5 us (2.78 TB/s), expand
+// 8192^2 fp32 86.6 us, gather 8192x8192 fp32 185 us (2.9 TB/s), permute_0213 8x1024x32x128 fp32 97.6 us.
+//
+// Bytes and floor on H100 (measured copy ~3.0 TB/s counting read + write): copy / cat / narrow /
+// permute move 2 bytes per output byte (read + write): 8192x8192 fp32 copy = 512 MiB → ~179 us floor.
+// expand reads one row and writes rows*n*size; gather reads n_idx*8 index bytes + n_idx rows and writes
+// them.
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "kernels/common/check.hpp"
+#include "kernels/common/types.cuh"
+#include "kernels/layout/layout.hpp"
+
+namespace fw::layout {
+namespace {
+
+// Launch shape: threads per block, 16-byte chunks per thread, and whether loads take the read-only
+// (ld.global.nc) path (a template so that .scratch/layout/variants.cu can time alternatives of the same
+// code). Measured on H100 next to LibTorch, interleaved in one process (median us, L2 flushed):
+//   chunks/thread        4      2      1      LibTorch
+//   copy fp32 256x256    4.9    4.4    4.2    4.2
+//   copy fp32 1024^2     7.8    7.5    7.4    7.0
+//   copy fp32 8192^2   183.1  182.8  181.8  181.7
+//   gather fp32 8192^2 184.9  184.3  186.9  169.9   (index_select)
+//   permute bf16 4x2048x14x64  15.5  15.3  15.1  27.0
+// so one chunk per thread everywhere except gather (two: its index load is shared by more work).
+template <int Threads_, int Unroll_, bool NC_>
+struct Config {
+  static constexpr int kThreads = Threads_;
+  static constexpr int kUnroll = Unroll_;
+  static constexpr bool kNC = NC_;
+  static constexpr int64_t kChunksPerBlock = int64_t(Threads_) * Unroll_;
+};
+using PlainConfig = Config<256, 1, true>;   // copy, cat, narrow, expand, permute
+using GatherConfig = Config<256, 2, true>;
+
+// n / d for any 32-bit n and 32-bit d >= 1: the round-up method with a 33-bit magic (2^32 + m):
+// q = (umulhi(n, m) + n) >> s, s = ceil(log2 d), m = floor(2^32 (2^s - d) / d) + 1; exact for all n.
+struct FastDiv {
+  uint32_t d = 1, m = 1, s = 0;
+  FastDiv() = default;
+  explicit FastDiv(uint64_t div) : d(uint32_t(div)) {
+    while ((uint64_t(1) << s) < d) ++s;
+    m = uint32_t(((uint64_t(1) << 32) * ((uint64_t(1) << s) - d)) / d + 1);
+  }
+  __device__ __forceinline__ uint32_t div(uint32_t n) const {
+    return uint32_t((uint64_t(__umulhi(n, m)) + n) >> s);
+  }
+};
+
+// A divisor usable either way: Wide = false → 32-bit FastDiv, Wide = true → 64-bit division.
+struct Div {
+  int64_t d = 1;
+  FastDiv f;
+  Div() = default;
+  explicit Div(int64_t v) : d(v), f(v <= int64_t(UINT32_MAX) ? uint64_t(v) : 1) {}
+};
+
+template <bool Wide>
+__device__ __forceinline__ uint64_t divq(const Div& dv, uint64_t n) {
+  if constexpr (Wide) return n / uint64_t(dv.d);
+  else return dv.f.div(uint32_t(n));
+}
+
+enum class Src { plain, gather, permute };
+
+struct Args {
+  const char* src0 = nullptr;  // segment sources
+  const char* src1 = nullptr;
+  int64_t ld0 = 0, ld1 = 0;    // source row pitch, bytes (0: every row reads the same source row)
+  int64_t len0 = 0;            // bytes of segment 0 per output row
+  int64_t row_bytes = 0;       // bytes per output row (segment 0 + segment 1)
+  char* dst_al = nullptr;      // destination rounded down to 16 bytes
+  int64_t dmis = 0;            // destination - dst_al
+  int64_t total = 0;           // output bytes
+  int64_t nchunks = 0;         // 16-byte destination chunks
+  Div row_e;                   // output row length in elements
+  const int64_t* idx = nullptr;  // gather: source row of each output row
+  Div S, H;                    // permute: output row (b*H + h)*S + s ← source row (b*S + s)*H + h
+};
+
+// The source address of output byte `o` (element-aligned), and the bytes left in its segment row.
+struct Loc {
+  const char* p;
+  int64_t room;
+};
+
+template <int ES, Src Mode, bool Wide>
+__device__ __forceinline__ Loc locate(const Args& a, int64_t o) {
+  const uint64_t e = uint64_t(o) / ES;
+  const uint64_t r = divq<Wide>(a.row_e, e);
+  int64_t col = int64_t(e - r * uint64_t(a.row_e.d)) * ES;
+  const char* base;
+  int64_t ld, room;
+  if (col < a.len0) {
+    base = a.src0;
+    ld = a.ld0;
+    room = a.len0 - col;
+  } else {
+    col -= a.len0;
+    base = a.src1;
+    ld = a.ld1;
+    room = a.row_bytes - a.len0 - col;
+  }
+  int64_t sr;
+  if constexpr (Mode == Src::plain) {
+    sr = int64_t(r);
+  } else if constexpr (Mode == Src::gather) {
+    sr = __ldg(a.idx + r);
+  } else {
+    const uint64_t bh = divq<Wide>(a.S, r);
+    const uint64_t s = r - bh * uint64_t(a.S.d);
+    const uint64_t b = divq<Wide>(a.H, bh);
+    const uint64_t h = bh - b * uint64_t(a.H.d);
+    sr = int64_t((b * uint64_t(a.S.d) + s) * uint64_t(a.H.d) + h);
+  }
+  return {base + sr * ld + col, room};
+}
+
+// The 16 bytes starting `sh` bytes into lo:hi (two consecutive aligned 16-byte words), sh in [0, 16).
+__device__ __forceinline__ uint4 shift16(const uint4& lo, const uint4& hi, uint32_t sh) {
+  uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+  if (sh & 8) {
+#pragma unroll
+    for (int i = 0; i < 6; ++i) w[i] = w[i + 2];
+  }
+  if (sh & 4) {
+#pragma unroll
+    for (int i = 0; i < 7; ++i) w[i] = w[i + 1];
+  }
+  const uint32_t sel = 0x3210u + (sh & 3u) * 0x1111u;
+  return make_uint4(__byte_perm(w[0], w[1], sel), __byte_perm(w[1], w[2], sel), __byte_perm(w[2], w[3], sel),
+                    __byte_perm(w[3], w[4], sel));
+}
+
+template <bool NC>
+__device__ __forceinline__ uint4 load16(const uint4* p) {
+  if constexpr (NC) return __ldg(p);
+  else return *p;
+}
+
+template <int ES, Src Mode, bool Wide, class Cfg>
+__global__ void __launch_bounds__(Cfg::kThreads) row_copy_kernel(const Args a) {
+  using E = std::conditional_t<ES == 2, uint16_t, uint32_t>;
+  constexpr int kThreads = Cfg::kThreads, kUnroll = Cfg::kUnroll;
+  const int64_t c0 = int64_t(blockIdx.x) * Cfg::kChunksPerBlock + threadIdx.x;
+
+  const char* sp[kUnroll];
+  bool fast[kUnroll];
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) {
+    const int64_t c = c0 + int64_t(u) * kThreads;
+    const int64_t o = c * 16 - a.dmis;
+    fast[u] = false;
+    sp[u] = nullptr;
+    if (c < a.nchunks && o >= 0 && o + 16 <= a.total) {
+      const Loc l = locate<ES, Mode, Wide>(a, o);
+      sp[u] = l.p;
+      fast[u] = l.room >= 16;
+    }
+  }
+  uint4 lo[kUnroll], hi[kUnroll];
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) {
+    lo[u] = hi[u] = make_uint4(0, 0, 0, 0);
+    if (fast[u]) {
+      const uintptr_t p = reinterpret_cast<uintptr_t>(sp[u]);
+      const uint4* al = reinterpret_cast<const uint4*>(p & ~uintptr_t(15));
+      lo[u] = load16<Cfg::kNC>(al);
+      if (p & 15) hi[u] = load16<Cfg::kNC>(al + 1);
+    }
+  }
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) {
+    if (fast[u]) {
+      const int64_t c = c0 + int64_t(u) * kThreads;
+      const uint32_t sh = uint32_t(reinterpret_cast<uintptr_t>(sp[u]) & 15);
+      *reinterpret_cast<uint4*>(a.dst_al + c * 16) = shift16(lo[u], hi[u], sh);
+    }
+  }
+  // Chunks at a row/segment boundary or at the ragged ends of the destination: element by element.
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) {
+    const int64_t c = c0 + int64_t(u) * kThreads;
+    if (c >= a.nchunks || fast[u]) continue;
+#pragma unroll 1
+    for (int k = 0; k < 16 / ES; ++k) {
+      const int64_t o = c * 16 - a.dmis + int64_t(k) * ES;
+      if (o < 0 || o >= a.total) continue;
+      const char* p = locate<ES, Mode, Wide>(a, o).p;
+      *reinterpret_cast<E*>(a.dst_al + c * 16 + k * ES) = *reinterpret_cast<const E*>(p);
+    }
+  }
+}
+
+int elem_size(DType dt) {
+  if (dt != DType::f32 && dt != DType::f16 && dt != DType::bf16)
+    throw std::invalid_argument(std::string("layout kernels: unsupported dtype ") + opbench::dtype_name(dt));
+  return int(opbench::dtype_size(dt));
+}
+
+void require_aligned(const void* p, int es, const char* what) {
+  if (reinterpret_cast<uintptr_t>(p) % uintptr_t(es) != 0)
+    throw std::invalid_argument(std::string("layout kernels: ") + what + " is not aligned to its element size");
+}
+
+template <int ES, Src Mode, class Cfg>
+void launch_es(const Args& a, bool wide, cudaStream_t stream) {
+  const int64_t blocks = ceil_div(a.nchunks, Cfg::kChunksPerBlock);
+  FW_REQUIRE(blocks <= int64_t(INT32_MAX), "output too large");
+  if (wide) row_copy_kernel<ES, Mode, true, Cfg><<<unsigned(blocks), Cfg::kThreads, 0, stream>>>(a);
+  else row_copy_kernel<ES, Mode, false, Cfg><<<unsigned(blocks), Cfg::kThreads, 0, stream>>>(a);
+  FW_CHECK_LAUNCH();
+}
+
+// rows output rows of (len0 + len1) elements; segment k of row r reads srck + srow(r)*ldk (elements).
+template <class Cfg>
+void run(const void* src0, int64_t ld0, int64_t len0, const void* src1, int64_t ld1, int64_t len1, int64_t rows,
+         void* dst, DType dt, Src mode, const int64_t* idx, int64_t S, int64_t H, cudaStream_t stream) {
+  const int es = elem_size(dt);
+  FW_REQUIRE(rows >= 0 && len0 >= 0 && len1 >= 0 && ld0 >= 0 && ld1 >= 0, "negative size");
+  const int64_t row_e = len0 + len1;
+  if (rows == 0 || row_e == 0) return;
+  FW_REQUIRE(dst != nullptr && src0 != nullptr && (len1 == 0 || src1 != nullptr), "null pointer");
+  require_aligned(src0, es, "source");
+  if (len1) require_aligned(src1, es, "second source");
+  require_aligned(dst, es, "destination");
+  Args a;
+  a.src0 = static_cast<const char*>(src0);
+  a.src1 = len1 ? static_cast<const char*>(src1) : a.src0;
+  a.ld0 = ld0 * es;
+  a.ld1 = ld1 * es;
+  a.len0 = len0 * es;
+  a.row_bytes = row_e * es;
+  a.total = rows * a.row_bytes;
+  const uintptr_t d = reinterpret_cast<uintptr_t>(dst);
+  a.dst_al = reinterpret_cast<char*>(d & ~uintptr_t(15));
+  a.dmis = int64_t(d & 15);
+  a.nchunks = ceil_div(a.dmis + a.total, 16);
+  a.row_e = Div(row_e);
+  a.idx = idx;
+  a.S = Div(S);
+  a.H = Div(H);
+  // 32-bit index math covers every element index (and hence rows, S, H) below 2^32.
+  const bool wide = a.total / es >= int64_t(UINT32_MAX);
+  auto go = [&](auto es_tag) {
+    constexpr int E = decltype(es_tag)::value;
+    switch (mode) {
+      case Src::plain: launch_es<E, Src::plain, Cfg>(a, wide, stream); break;
+      case Src::gather: launch_es<E, Src::gather, Cfg>(a, wide, stream); break;
+      case Src::permute: launch_es<E, Src::permute, Cfg>(a, wide, stream); break;
+    }
+  };
+  if (es == 2) go(std::integral_constant<int, 2>{});
+  else go(std::integral_constant<int, 4>{});
+}
+
+}  // namespace
+
+void copy(const void* src, void* dst, int64_t numel, DType dt, cudaStream_t stream) {
+  FW_REQUIRE(numel >= 0, "negative numel");
+  run<PlainConfig>(src, 0, numel, nullptr, 0, 0, 1, dst, dt, Src::plain, nullptr, 1, 1, stream);
+}
+
+void cat2(const void* a, const void* b, void* dst, int64_t outer, int64_t inner_a, int64_t inner_b, DType dt,
+          cudaStream_t stream) {
+  run<PlainConfig>(a, inner_a, inner_a, b, inner_b, inner_b, outer, dst, dt, Src::plain, nullptr, 1, 1, stream);
+}
+
+void narrow_last(const void* src, void* dst, int64_t rows, int64_t n, int64_t start, int64_t length, DType dt,
+                 cudaStream_t stream) {
+  FW_REQUIRE(start >= 0 && length >= 0 && start + length <= n, "narrow range outside the last dim");
+  const int es = elem_size(dt);
+  if (rows == 0 || length == 0) return;
+  run<PlainConfig>(static_cast<const char*>(src) + start * es, n, length, nullptr, 0, 0, rows, dst, dt, Src::plain, nullptr, 1,
+      1, stream);
+}
+
+void expand_rows(const void* src, void* dst, int64_t rows, int64_t n, DType dt, cudaStream_t stream) {
+  run<PlainConfig>(src, 0, n, nullptr, 0, 0, rows, dst, dt, Src::plain, nullptr, 1, 1, stream);
+}
+
+void gather_rows(const void* table, const int64_t* idx, void* dst, int64_t vocab, int64_t n_idx, int64_t dim,
+                 DType dt, cudaStream_t stream) {
+  FW_REQUIRE(vocab > 0 || n_idx == 0, "empty table");
+  FW_REQUIRE(n_idx == 0 || idx != nullptr, "null index pointer");
+  run<GatherConfig>(table, dim, dim, nullptr, 0, 0, n_idx, dst, dt, Src::gather, idx, 1, 1, stream);
+}
+
+void permute_0213(const void* src, void* dst, int64_t B, int64_t S, int64_t H, int64_t D, DType dt,
+                  cudaStream_t stream) {
+  FW_REQUIRE(B >= 0 && S >= 0 && H >= 0 && D >= 0, "negative size");
+  if (B == 0 || S == 0 || H == 0 || D == 0) return;
+  if (S == 1 || H == 1) {  // the permutation moves nothing
+    copy(src, dst, B * S * H * D, dt, stream);
+    return;
+  }
+  run<PlainConfig>(src, D, D, nullptr, 0, 0, B * H * S, dst, dt, Src::permute, nullptr, S, H, stream);
+}
+
+}  // namespace fw::layout
