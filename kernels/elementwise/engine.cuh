@@ -14,6 +14,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstdint>
 #include <initializer_list>
 #include <type_traits>
@@ -23,7 +24,6 @@
 namespace fw::engine {
 
 constexpr int kThreads = 256;
-constexpr int kUnroll = 4;
 
 // n / d and n % d for 32-bit n by a divisor fixed at launch (Granlund–Montgomery round-up method).
 struct FastDivmod {
@@ -141,7 +141,7 @@ struct BinaryMap {
 
 // Body packets k in [0, nvec) cover elements [head + k V, head + (k + 1) V). Block 0 also does the
 // scalar head [0, head) and tail [head + nvec V, n).
-template <class T, int V, class Map>
+template <class T, int V, int kUnroll, class Map>
 __global__ void __launch_bounds__(kThreads) map_kernel(Map m, T* __restrict__ y, int64_t n, int64_t head,
                                                        int64_t nvec) {
   using Out = Packet<T, V>;
@@ -171,6 +171,32 @@ __global__ void __launch_bounds__(kThreads) map_kernel(Map m, T* __restrict__ y,
 
 inline int64_t misalignment(const void* p) { return int64_t(reinterpret_cast<uintptr_t>(p) & 15); }
 
+// Packets per thread. TUNING EXPERIMENT: FW_EW_UNROLL=1|2|4 forces it.
+inline int pick_unroll(int64_t nvec) {
+  static const int forced = [] {
+    const char* e = std::getenv("FW_EW_UNROLL");
+    return e ? std::atoi(e) : 0;
+  }();
+  if (forced == 1 || forced == 2 || forced == 4) return forced;
+  return ceil_div(nvec, kThreads) >= 16 * int64_t(sm_count()) ? 4 : 1;
+}
+
+template <class T, int V, class Map>
+void launch_unrolled(const Map& m, T* y, int64_t n, int64_t head, int64_t nvec, cudaStream_t s) {
+  const int u = pick_unroll(nvec);
+  auto go = [&](auto uc) {
+    constexpr int U = decltype(uc)::value;
+    const int64_t blocks = std::max<int64_t>(1, ceil_div(nvec, kThreads * U));
+    map_kernel<T, V, U><<<unsigned(blocks), kThreads, 0, s>>>(m, y, n, head, nvec);
+  };
+  if (u == 4)
+    go(std::integral_constant<int, 4>{});
+  else if (u == 2)
+    go(std::integral_constant<int, 2>{});
+  else
+    go(std::integral_constant<int, 1>{});
+}
+
 // Launches the map built by make(std::integral_constant<int, V>, body_aligned) over n output elements. `dense` are the pointers that are read
 // or written densely (output included); they decide the vector width and the head.
 template <class T, class MakeMap>
@@ -183,12 +209,9 @@ void launch_map(T* y, int64_t n, std::initializer_list<const void*> dense, MakeM
   if (same) {
     const int64_t head = std::min<int64_t>(n, ((16 - mis) & 15) / int64_t(sizeof(T)));
     const int64_t nvec = (n - head) / V;
-    const int64_t blocks = std::max<int64_t>(1, ceil_div(nvec, kThreads * kUnroll));
-    map_kernel<T, V><<<unsigned(blocks), kThreads, 0, s>>>(make(std::integral_constant<int, V>{}, head == 0), y, n,
-                                                           head, nvec);
+    launch_unrolled<T, V>(make(std::integral_constant<int, V>{}, head == 0), y, n, head, nvec, s);
   } else {
-    const int64_t blocks = std::max<int64_t>(1, ceil_div(n, kThreads * kUnroll));
-    map_kernel<T, 1><<<unsigned(blocks), kThreads, 0, s>>>(make(std::integral_constant<int, 1>{}, false), y, n, 0, n);
+    launch_unrolled<T, 1>(make(std::integral_constant<int, 1>{}, false), y, n, 0, n, s);
   }
 }
 

@@ -27,6 +27,8 @@ struct OpCase {
   DType dtype;
 };
 
+void PrintTo(const OpCase& c, std::ostream* os) { *os << c.op << "/" << dtype_name(c.dtype); }
+
 std::vector<OpCase> all_cases() {
   std::vector<OpCase> v;
   for (const OpDef& op : global_registry().ops())
