@@ -171,19 +171,25 @@ __global__ void __launch_bounds__(kThreads) map_kernel(Map m, T* __restrict__ y,
 
 inline int64_t misalignment(const void* p) { return int64_t(reinterpret_cast<uintptr_t>(p) & 15); }
 
-// Packets per thread. TUNING EXPERIMENT: FW_EW_UNROLL=1|2|4 forces it.
-inline int pick_unroll(int64_t nvec) {
+// Packets per thread (measured on H100, bench_ops element+activation --fast, fp32 and bf16, unroll
+// 1/2/4 forced in turn): below ~16 waves of one-packet blocks, one packet per thread wins (more
+// threads, less serial math per thread: 4 packets lost up to 0.57x on small pow/sin/cos). Above it,
+// fp32 wants 4 packets (16 elements: div 0.69x -> 0.99x, sqrt 0.54x -> 0.89x against 1 packet) and
+// 16-bit types one (8 elements: log 0.76x -> 0.97x, gelu_tanh 0.79x -> 0.98x against 4).
+// FW_EW_UNROLL=1|2|4 overrides the choice, for tuning experiments.
+inline int pick_unroll(int64_t nvec, int elem_bytes) {
   static const int forced = [] {
     const char* e = std::getenv("FW_EW_UNROLL");
     return e ? std::atoi(e) : 0;
   }();
   if (forced == 1 || forced == 2 || forced == 4) return forced;
-  return ceil_div(nvec, kThreads) >= 16 * int64_t(sm_count()) ? 4 : 1;
+  if (ceil_div(nvec, kThreads) < 16 * int64_t(sm_count())) return 1;
+  return elem_bytes >= 4 ? 4 : 1;
 }
 
 template <class T, int V, class Map>
 void launch_unrolled(const Map& m, T* y, int64_t n, int64_t head, int64_t nvec, cudaStream_t s) {
-  const int u = pick_unroll(nvec);
+  const int u = pick_unroll(nvec, int(sizeof(T)));
   auto go = [&](auto uc) {
     constexpr int U = decltype(uc)::value;
     const int64_t blocks = std::max<int64_t>(1, ceil_div(nvec, kThreads * U));

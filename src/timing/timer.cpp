@@ -11,7 +11,8 @@ namespace opbench {
 
 TimingConfig fast_timing(TimingConfig c) {
   c.warmup = 2;
-  c.min_samples = 5;
+  c.warmup_ms = 5;
+  c.min_samples = 8;
   c.max_samples = 30;
   c.budget_ms = 40;
   return c;
@@ -86,8 +87,14 @@ int sample_count(double estimate_ms, const TimingConfig& c) {
 
 Measurement measure(const Launch& launch, const TimingConfig& c, L2Flusher& l2, cudaStream_t s) {
   EventPair ev;
-  double estimate = 0;
-  for (int i = 0; i < std::max(c.warmup, 1); ++i) estimate = pure_sample(launch, c.l2_cold, l2, ev, s);
+  // Warm up by count and by time: after the host-side work of the correctness gate the GPU may have
+  // dropped its clocks, and a few short launches do not bring them back (seen on H100: whole sample
+  // sets 3x slow with a low spread).
+  double estimate = 0, warm = 0;
+  for (int i = 0; i < std::max(c.warmup, 1) || (warm < c.warmup_ms && i < 10000); ++i) {
+    estimate = pure_sample(launch, c.l2_cold, l2, ev, s);
+    warm += estimate + kDelayUs * 1e-3 + (c.l2_cold ? 0.04 : 0.0);
+  }
   OPBENCH_CUDA_CHECK(cudaGetLastError());
 
   Measurement m;

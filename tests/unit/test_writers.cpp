@@ -6,7 +6,10 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
+#include <stdexcept>
 #include <fstream>
 #include <sstream>
 
@@ -136,8 +139,15 @@ std::vector<std::string> listing(const fs::path& dir) {
 struct TempDir {
   fs::path path;
   TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "opbench_reports_XXXXXX").string();
-    path = ::mkdtemp(tmpl.data());
+    // $TMPDIR first, then the working directory (a CI or GPU node may point TMPDIR somewhere unusable).
+    for (const fs::path& base : {fs::temp_directory_path(), fs::current_path()}) {
+      std::string tmpl = (base / "opbench_reports_XXXXXX").string();
+      if (const char* made = ::mkdtemp(tmpl.data())) {
+        path = made;
+        return;
+      }
+    }
+    throw std::runtime_error(std::string("cannot create a temporary directory: ") + std::strerror(errno));
   }
   ~TempDir() { fs::remove_all(path); }
 };
