@@ -1,0 +1,73 @@
+// Internal to kernels/matmul: the individual GEMM paths behind fw::gemm (matmul.hpp), callable directly
+// so that a test can force a path or a tile configuration. Not part of the framework's API.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "kernels/matmul/matmul.hpp"
+
+namespace fw::detail {
+
+struct GemmArgs {
+  DType dt;
+  GemmLayout b_layout;
+  const void* A;
+  const void* B;
+  const void* bias;  // [N] or nullptr
+  void* C;
+  int64_t batch, M, N, K;
+};
+
+struct DeviceInfo {
+  int device;
+  int cc_major, cc_minor;
+  int sms;
+};
+const DeviceInfo& current_device_info();  // cached per device
+
+// ---- TMA + wgmma (sm_90a), gemm_sm90.cu ------------------------------------------------------------
+// Tile configurations: block tile BM x BN (BM = 64 per consumer warpgroup), k-block 64, stages, and the
+// thread-block cluster size along M (2: the pair shares its B tile through TMA multicast).
+enum class Sm90Config : int {
+  bm128_bn256_cl2,  // 2 consumers, 4 stages, B multicast to a pair of CTAs
+  bm128_bn256_cl1,  // 2 consumers, 4 stages
+  bm128_bn128_cl2,  // 2 consumers, 6 stages
+  bm128_bn128_cl1,  // 2 consumers, 6 stages
+  bm64_bn128,       // 1 consumer, 8 stages
+  bm64_bn64,        // 1 consumer, 8 stages (narrow problems: decode-like M, small N)
+  count
+};
+const char* sm90_config_name(Sm90Config c);
+// True when the device is cc 9.0 with the sm_90a kernels loaded, the dtype is 16-bit and the tensor-map
+// rules hold (16-byte aligned A and B, row strides multiples of 16 bytes).
+bool sm90_supported(const GemmArgs& a);
+Sm90Config sm90_pick(const GemmArgs& a);
+// b_desc_swap (tests only): exchange the leading/stride byte offsets of the N-major B descriptor.
+void gemm_sm90(const GemmArgs& a, Sm90Config c, cudaStream_t s, int b_desc_swap = 0);
+// Tests only: overrides for tuning experiments (0 = default).
+struct Sm90Debug {
+  int max_clusters = 0;  // cap on the persistent grid, in clusters
+  int direct_store = 0;  // 1: registers -> global epilogue even when TMA stores are possible
+  int group_m = 0;       // tile-order group height, in cluster tiles
+};
+Sm90Debug& sm90_debug();
+int sm90_resident_clusters(Sm90Config c);  // the occupancy API's answer (SM count for non-cluster configs)
+
+// ---- mma.sync m16n8k16 (sm_80+), gemm_mma.cu ---------------------------------------------------------
+bool mma_vector_ok(const GemmArgs& a);  // cp.async 16-byte path possible
+void gemm_mma(const GemmArgs& a, cudaStream_t s, bool force_scalar = false);
+
+// ---- fp32 SIMT, gemm_simt.cu -------------------------------------------------------------------------
+bool simt_vector_ok(const GemmArgs& a);  // 16-byte loads possible
+// Tile configurations: 0 = 128x128 k8, 1 = 128x128 k16, 2 = 64x64 k16, 3 = 128x64 k16,
+// 4 = 128x128 k8 with 4x8-thread warps, 5 = 64x64 k16 with 4x8-thread warps, 6 = config 4 with one
+// block per SM (up to 255 registers).
+int simt_pick(const GemmArgs& a);
+int& simt_debug_config();  // tests only: >= 0 forces a configuration
+void gemm_simt(const GemmArgs& a, cudaStream_t s, bool force_scalar = false);
+
+// ---- K == 0: C = bias (or 0), gemm_simt.cu ---------------------------------------------------------
+void gemm_fill_bias(const GemmArgs& a, cudaStream_t s);
+
+}  // namespace fw::detail

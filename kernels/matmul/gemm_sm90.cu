@@ -1,0 +1,662 @@
+// fp16/bf16 GEMM for Hopper (sm_90a): C[b] = A[b] @ op(B[b]) (+ bias), fp32 accumulation.
+//
+// One persistent, warp-specialized kernel, templated on the tile configuration (gemm_detail.hpp):
+//   - warpgroup 0 is the producer: one thread issues TMA loads (cp.async.bulk.tensor, 128-byte swizzle)
+//     of A [BM x 64] and B [64 x BN] k-blocks into a ring of shared-memory stages; each stage has a
+//     "full" mbarrier (TMA transaction bytes) and an "empty" mbarrier (one arrival per consumer
+//     warpgroup of every CTA that reads it).
+//   - warpgroups 1..NC are consumers: each owns 64 rows of the tile and issues wgmma.mma_async
+//     m64nBNk16 (A K-major; B K-major for W[N,K], N-major through the descriptor's transpose bit for
+//     B[K,N]), keeping one k-block of wgmma in flight.
+//   - Epilogue: fp32 accumulators (+ bias) -> dtype -> stmatrix into a 128-byte-swizzled 64x64 staging
+//     buffer (two per consumer) -> TMA store (clips the tails). When C cannot be a TMA target (not
+//     16-byte aligned, N % 8 != 0) the consumers store straight to global memory, bounds-checked.
+//   - The grid is one CTA per SM (persistent) walking the output tiles in M-grouped order (16 tile rows
+//     per group) for L2 reuse. setmaxnreg gives 2-consumer configurations 232 registers per consumer
+//     thread and 40 per producer thread.
+//   - Cluster configurations (a pair along M sharing its B tile through TMA multicast) are implemented
+//     and correct but measured slower on H100 (~510 vs ~780 TFLOP/s at 4096^3, 66 clusters resident);
+//     sm90_pick never chooses them.
+// Out-of-range rows/columns/k: TMA fills zeros on load and clips on store, so tails need no special case.
+// The tensor maps are built on the host (cuTensorMapEncodeTiled, obtained through
+// cudaGetDriverEntryPointByVersion, so nothing links libcuda) and cached per thread by (address, dims).
+//
+// Cost: 2*B*M*N*K FLOPs; bytes at least (M*K + K*N + M*N)*2*B. For 4096^3: 137 GFLOP, 100 MB, so
+// compute-bound: at the H100 SXM dense bf16 peak (989 TFLOP/s) the floor is 139 us. Measured on the
+// H100 here: 740-785 TFLOP/s at 4096^3 (cuBLAS 670-800 in the same runs).
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <atomic>
+#include <cstring>
+#include <type_traits>
+#include <cstdint>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+#include "kernels/common/check.hpp"
+#include "kernels/common/types.cuh"
+#include "kernels/matmul/gemm_detail.hpp"
+
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define FW_MATMUL_SM90A 1
+#include "kernels/matmul/sm90_wgmma.cuh"
+#endif
+
+namespace fw::sm90 {
+
+constexpr int kBK = 64;  // k-block: 64 16-bit elements = one 128-byte swizzle row
+
+template <int BN_, int NC_, int STAGES_, int CL_>
+struct TileCfg {
+  static constexpr int BN = BN_, NC = NC_, STAGES = STAGES_, CL = CL_;
+  static constexpr int BM = 64 * NC;
+  static constexpr int A_BYTES = BM * kBK * 2;
+  static constexpr int B_BYTES = BN * kBK * 2;
+  static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
+  static constexpr int THREADS = 128 * (NC + 1);
+  // Epilogue staging: per consumer, two 64x64 16-bit chunks (8 KB each, 128-byte swizzle).
+  static constexpr int C_BYTES = NC * 2 * 8192;
+  static constexpr int SMEM = STAGES * STAGE_BYTES + C_BYTES + 2 * STAGES * 8 + 1024;  // + barriers, alignment
+  static_assert(BN % 64 == 0 && BN <= 256, "BN");
+  static_assert(CL == 1 || (CL == 2 && BN >= 128), "a cluster pair splits B into two boxes");
+  static_assert(SMEM <= 227 * 1024, "shared memory");
+};
+
+struct Params {
+  void* C;
+  const void* bias;
+  int M, N, K, batch;
+  int cm_tiles;  // cluster tiles along M: ceil(M / (CL * BM))
+  int n_tiles;   // ceil(N / BN)
+  int group_m;   // cluster tiles per group along M (tile order)
+  uint32_t b_lbo, b_sbo;  // N-major B descriptor: byte offsets between 64-column chunks / 8-row k groups
+  int tma_store;          // 1: epilogue through shared memory + TMA store (C 16-byte aligned, N % 8 == 0)
+};
+
+#ifdef FW_MATMUL_SM90A
+__device__ __forceinline__ uint32_t smem_u32(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_expect_tx(uint32_t bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
+  uint32_t done = 0;
+  do {
+    asm volatile(
+        "{\n.reg .pred p;\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+// Arrive on the barrier at the same shared-memory offset in CTA `cta` of the cluster.
+__device__ __forceinline__ void mbar_arrive_cluster(uint32_t bar, uint32_t cta) {
+  asm volatile(
+      "{\n.reg .b32 ra;\n"
+      "mapa.shared::cluster.u32 ra, %0, %1;\n"
+      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra];\n}\n" ::"r"(bar),
+      "r"(cta)
+      : "memory");
+}
+__device__ __forceinline__ void tma_load(uint32_t dst, const CUtensorMap* map, uint32_t bar, int c0, int c1,
+                                         int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4, %5}], [%2];" ::"r"(dst),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(bar), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
+__device__ __forceinline__ void tma_load_multicast(uint32_t dst, const CUtensorMap* map, uint32_t bar, int c0,
+                                                   int c1, int c2, uint16_t mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%3, %4, %5}], [%2], %6;" ::"r"(dst),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(bar), "r"(c0), "r"(c1), "r"(c2), "h"(mask)
+      : "memory");
+}
+__device__ __forceinline__ uint32_t cluster_ctarank() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
+}
+__device__ __forceinline__ void fence_operand(float& r) { asm volatile("" : "+f"(r)::"memory"); }
+__device__ __forceinline__ void tma_store(const CUtensorMap* map, uint32_t src, int c0, int c1, int c2) {
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%0, {%2, %3, %4}], [%1];" ::"l"(
+                   reinterpret_cast<uint64_t>(map)),
+               "r"(src), "r"(c0), "r"(c1), "r"(c2)
+               : "memory");
+}
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void bulk_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
+}
+__device__ __forceinline__ void bulk_wait_all() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
+__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+__device__ __forceinline__ void named_bar(int id, int n) { asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(n) : "memory"); }
+__device__ __forceinline__ void stmatrix_x4(uint32_t addr, uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(r0), "r"(r1),
+               "r"(r2), "r"(r3)
+               : "memory");
+}
+template <class T>
+__device__ __forceinline__ uint32_t pack2(float a, float b) {
+  Packet<T, 2> p;
+  p.v[0] = from_float<T>(a);
+  p.v[1] = from_float<T>(b);
+  return *reinterpret_cast<uint32_t*>(&p);
+}
+
+// Shared-memory matrix descriptor, 128-byte swizzle (layout type 1 in bits 62-63).
+__device__ __forceinline__ uint64_t make_desc(uint32_t saddr, uint32_t lbo, uint32_t sbo) {
+  return uint64_t((saddr & 0x3FFFF) >> 4) | (uint64_t((lbo >> 4) & 0x3FFF) << 16) |
+         (uint64_t((sbo >> 4) & 0x3FFF) << 32) | (1ull << 62);
+}
+
+// Unit (cluster tile) -> (batch, cluster tile row, tile column), M-grouped for L2 reuse.
+__device__ __forceinline__ void unit_coords(int u, const Params& p, int& b, int& cm, int& tn) {
+  const int per_batch = p.cm_tiles * p.n_tiles;
+  b = u / per_batch;
+  const int r = u - b * per_batch;
+  const int per_group = p.group_m * p.n_tiles;
+  const int g = r / per_group;
+  const int first = g * p.group_m;
+  const int gsize = min(p.cm_tiles - first, p.group_m);
+  const int q = r - g * per_group;
+  cm = first + q % gsize;
+  tn = q / gsize;
+}
+#endif  // FW_MATMUL_SM90A
+
+template <class T, class Cfg, bool B_NK>
+__global__ void __launch_bounds__(Cfg::THREADS, 1)
+    k_gemm_sm90(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
+                const __grid_constant__ CUtensorMap tmC, const Params p) {
+#ifdef FW_MATMUL_SM90A
+  constexpr int BM = Cfg::BM, BN = Cfg::BN, NC = Cfg::NC, STAGES = Cfg::STAGES, CL = Cfg::CL;
+  extern __shared__ __align__(1024) uint8_t smem_raw[];
+  const uint32_t base = (smem_u32(smem_raw) + 1023u) & ~1023u;
+  const uint32_t cbuf = base + STAGES * Cfg::STAGE_BYTES;  // epilogue staging
+  const uint32_t bars = cbuf + Cfg::C_BYTES;
+  auto sA = [&](int s) { return base + s * Cfg::STAGE_BYTES; };
+  auto sB = [&](int s) { return base + s * Cfg::STAGE_BYTES + Cfg::A_BYTES; };
+  auto full = [&](int s) { return bars + 8 * s; };
+  auto empty = [&](int s) { return bars + 8 * (STAGES + s); };
+
+  const int wg = threadIdx.x / 128;
+  const int tid = threadIdx.x % 128;
+  const uint32_t rank = CL > 1 ? cluster_ctarank() : 0;
+  const int cluster_id = blockIdx.x / CL, num_clusters = gridDim.x / CL;
+  const int units = p.batch * p.cm_tiles * p.n_tiles;
+  const int nkb = (p.K + kBK - 1) / kBK;
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < STAGES; ++s) {
+      mbar_init(full(s), 1);
+      mbar_init(empty(s), NC * CL);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  if (CL > 1)
+    cluster_sync();
+  else
+    __syncthreads();
+
+  if (wg == 0) {
+    // ---------------- producer ----------------
+    if (NC == 2) asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+    if (tid == 0) {
+      int s = 0;
+      uint32_t ph = 0;
+      for (int u = cluster_id; u < units; u += num_clusters) {
+        int b, cm, tn;
+        unit_coords(u, p, b, cm, tn);
+        const int m0 = (cm * CL + int(rank)) * BM, n0 = tn * BN;
+        for (int kb = 0; kb < nkb; ++kb) {
+          mbar_wait(empty(s), ph ^ 1);
+          mbar_expect_tx(full(s), Cfg::STAGE_BYTES);
+          const int k0 = kb * kBK;
+          tma_load(sA(s), &tmA, full(s), k0, m0, b);
+          if (B_NK) {
+            // W[N,K]: box {64 k, BN/CL rows}; rank r loads rows [r*BN/CL, (r+1)*BN/CL) of the tile.
+            constexpr int ROWS = BN / CL;
+            if (CL == 1)
+              tma_load(sB(s), &tmB, full(s), k0, n0, b);
+            else
+              tma_load_multicast(sB(s) + rank * ROWS * 128, &tmB, full(s), k0, n0 + int(rank) * ROWS, b,
+                                 uint16_t((1u << CL) - 1));
+          } else {
+            // B[K,N]: boxes {64 n, 64 k}, one per 64-column chunk (8 KB each).
+            constexpr int CHUNKS = BN / 64 / CL;
+#pragma unroll
+            for (int j = 0; j < CHUNKS; ++j) {
+              const int c = int(rank) * CHUNKS + j;
+              if (CL == 1)
+                tma_load(sB(s) + c * 8192, &tmB, full(s), n0 + 64 * c, k0, b);
+              else
+                tma_load_multicast(sB(s) + c * 8192, &tmB, full(s), n0 + 64 * c, k0, b,
+                                   uint16_t((1u << CL) - 1));
+            }
+          }
+          if (++s == STAGES) {
+            s = 0;
+            ph ^= 1;
+          }
+        }
+      }
+    }
+    __syncwarp();
+  } else {
+    // ---------------- consumers ----------------
+    if (NC == 2) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+    const int c = wg - 1;
+    float acc[BN / 2];
+#pragma unroll
+    for (int i = 0; i < BN / 2; ++i) acc[i] = 0.f;
+    int s = 0;
+    uint32_t ph = 0;
+    const int warp = tid / 32, lane = tid % 32;
+    T* __restrict__ Cp = static_cast<T*>(p.C);
+    const T* __restrict__ bias = static_cast<const T*>(p.bias);
+    const bool pair_ok = (p.N % 2 == 0) && ((reinterpret_cast<uintptr_t>(Cp) & 3) == 0);
+
+    uint32_t epi_count = 0;
+    auto release = [&](int st) {
+      if (CL == 1) {
+        if (tid == 0) mbar_arrive(empty(st));
+      } else {
+        if (tid < CL) mbar_arrive_cluster(empty(st), uint32_t(tid));
+      }
+    };
+
+    for (int u = cluster_id; u < units; u += num_clusters) {
+      int b, cm, tn;
+      unit_coords(u, p, b, cm, tn);
+      const int m0 = (cm * CL + int(rank)) * BM, n0 = tn * BN;
+      int prev = 0;
+      for (int kb = 0; kb < nkb; ++kb) {
+        mbar_wait(full(s), ph);
+        wgmma_fence();
+        const uint64_t da = make_desc(sA(s) + c * 64 * 128, 16, 1024);
+        const uint64_t db = B_NK ? make_desc(sB(s), 16, 1024) : make_desc(sB(s), p.b_lbo, p.b_sbo);
+#pragma unroll
+        for (int kk = 0; kk < kBK / 16; ++kk) {
+          // +32 bytes per k16 step inside a 128-byte swizzled row (K-major); +16 rows (N-major).
+          const uint64_t dbk = B_NK ? db + uint64_t(2 * kk) : db + uint64_t(128 * kk);
+          Wgmma<BN, T, B_NK ? 0 : 1>::mma(acc, da + uint64_t(2 * kk), dbk, (kb | kk) != 0);
+        }
+        wgmma_commit();
+        wgmma_wait<1>();
+        if (kb > 0) release(prev);
+        prev = s;
+        if (++s == STAGES) {
+          s = 0;
+          ph ^= 1;
+        }
+      }
+      wgmma_wait<0>();
+#pragma unroll
+      for (int i = 0; i < BN / 2; ++i) fence_operand(acc[i]);
+      release(prev);
+
+      // Epilogue: thread holds rows r, r+8 and column pairs (8j + 2*(lane%4)) for j < BN/8.
+      const int row0 = m0 + c * 64 + warp * 16 + lane / 4;
+      const int colb = n0 + 2 * (lane % 4);
+      if (p.tma_store) {
+        // 64x64 chunks: registers (+ bias) -> stmatrix into a 128-byte-swizzled 8 KB buffer -> TMA store
+        // (clips rows >= M, columns >= N). Two buffers per consumer; a buffer is rewritten only after
+        // the store issued from it two chunks earlier has read it.
+        const uint32_t my_buf = cbuf + c * 2 * 8192;
+        const int q8 = lane / 8, rr = lane % 8;  // stmatrix: lanes 8q..8q+7 address matrix q's rows
+#pragma unroll
+        for (int ch = 0; ch < BN / 64; ++ch) {
+          const uint32_t buf = my_buf + (epi_count & 1) * 8192;
+          if (tid == 0) bulk_wait_read<1>();
+          named_bar(1 + c, 128);
+#pragma unroll
+          for (int jp = 0; jp < 4; ++jp) {  // column groups 2jp, 2jp+1 of this chunk
+            uint32_t r[4];
+#pragma unroll
+            for (int q = 0; q < 4; ++q) {
+              const int jl = 2 * jp + q / 2, i = q % 2;  // matrix q: rows +8i, column group jl
+              const int j = ch * 8 + jl;
+              float v0 = acc[4 * j + 2 * i], v1 = acc[4 * j + 2 * i + 1];
+              if (bias) {
+                const int col = colb + 8 * j;
+                if (col < p.N) v0 += to_float(bias[col]);
+                if (col + 1 < p.N) v1 += to_float(bias[col + 1]);
+              }
+              r[q] = pack2<T>(v0, v1);
+            }
+            const int row = warp * 16 + (q8 % 2) * 8 + rr;  // row inside the consumer's 64
+            const int chunk16 = 2 * jp + q8 / 2;             // 16-byte column chunk inside 128 bytes
+            stmatrix_x4(buf + row * 128 + ((chunk16 ^ (row & 7)) << 4), r[0], r[1], r[2], r[3]);
+          }
+          fence_proxy_async();
+          named_bar(1 + c, 128);
+          if (tid == 0) {
+            tma_store(&tmC, buf, n0 + 64 * ch, m0 + c * 64, b);
+            bulk_commit();
+          }
+          ++epi_count;
+        }
+        continue;
+      }
+      T* Cb = Cp + int64_t(b) * p.M * p.N;
+      const bool rows_in = row0 + 8 < p.M;
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j) {
+        const int col = colb + 8 * j;
+        if (col >= p.N) continue;
+        const bool two = col + 1 < p.N;
+        float b0 = 0.f, b1 = 0.f;
+        if (bias) {
+          b0 = to_float(bias[col]);
+          if (two) b1 = to_float(bias[col + 1]);
+        }
+#pragma unroll
+        for (int i = 0; i < 2; ++i) {
+          const int row = row0 + 8 * i;
+          if (!rows_in && row >= p.M) continue;
+          const float v0 = acc[4 * j + 2 * i] + b0, v1 = acc[4 * j + 2 * i + 1] + b1;
+          T* dst = Cb + int64_t(row) * p.N + col;
+          if (two && pair_ok) {
+            Packet<T, 2> pk;
+            pk.v[0] = from_float<T>(v0);
+            pk.v[1] = from_float<T>(v1);
+            *reinterpret_cast<Packet<T, 2>*>(dst) = pk;
+          } else {
+            dst[0] = from_float<T>(v0);
+            if (two) dst[1] = from_float<T>(v1);
+          }
+        }
+      }
+    }
+    if (p.tma_store && tid == 0) bulk_wait_all();  // stores done reading (and writing) before exit
+  }
+  if (CL > 1) cluster_sync();  // no CTA leaves while its pair may still signal its barriers
+#else
+  __trap();  // built without sm_90a: the host never launches this (see sm90_supported)
+#endif
+}
+
+}  // namespace fw::sm90
+
+// ======================================= host side ==================================================
+namespace fw::detail {
+namespace {
+
+using namespace fw::sm90;
+
+PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
+  static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+    FW_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q));
+    if (q != cudaDriverEntryPointSuccess || p == nullptr)
+      throw CudaError(cudaErrorNotSupported, "cuTensorMapEncodeTiled is not available from the driver");
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+  }();
+  return fn;
+}
+
+// 3-D map over a contiguous [d2][d1][d0] 16-bit tensor, box {box0, box1, 1}, 128-byte swizzle.
+CUtensorMap make_map(const void* ptr, DType dt, uint64_t d0, uint64_t d1, uint64_t d2, uint32_t box0,
+                     uint32_t box1) {
+  CUtensorMap m;
+  const cuuint64_t dims[3] = {d0, d1, d2};
+  const cuuint64_t strides[2] = {d0 * 2, d0 * d1 * 2};
+  const cuuint32_t box[3] = {box0, box1, 1};
+  const cuuint32_t estr[3] = {1, 1, 1};
+  const CUtensorMapDataType t =
+      dt == DType::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  const CUresult r = encode_fn()(&m, t, 3, const_cast<void*>(ptr), dims, strides, box, estr,
+                                 CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                 CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    throw CudaError(cudaErrorInvalidValue, "cuTensorMapEncodeTiled failed with CUresult " + std::to_string(int(r)) +
+                                               " (dims " + std::to_string(d0) + "x" + std::to_string(d1) + "x" +
+                                               std::to_string(d2) + ")");
+  return m;
+}
+
+// The maps depend only on (address, dtype, dims, box): a small per-thread cache keeps repeated calls on
+// the same buffers (the usual case) from re-encoding them.
+CUtensorMap cached_map(const void* ptr, DType dt, uint64_t d0, uint64_t d1, uint64_t d2, uint32_t box0,
+                       uint32_t box1) {
+  struct Key {
+    const void* ptr;
+    int dt;
+    uint64_t d0, d1, d2;
+    uint32_t b0, b1;
+    bool operator==(const Key& o) const {
+      return ptr == o.ptr && dt == o.dt && d0 == o.d0 && d1 == o.d1 && d2 == o.d2 && b0 == o.b0 && b1 == o.b1;
+    }
+  };
+  struct Cache {
+    Key key[8];
+    CUtensorMap map[8];
+    int n = 0, next = 0;
+  };
+  thread_local Cache c;
+  const Key k{ptr, int(dt), d0, d1, d2, box0, box1};
+  for (int i = 0; i < c.n; ++i)
+    if (c.key[i] == k) return c.map[i];
+  const CUtensorMap m = make_map(ptr, dt, d0, d1, d2, box0, box1);
+  c.key[c.next] = k;
+  c.map[c.next] = m;
+  c.next = (c.next + 1) % 8;
+  if (c.n < 8) ++c.n;
+  return m;
+}
+
+// Per-device, per-kernel one-time state: the shared-memory attribute and the co-resident cluster count.
+struct KernelState {
+  std::once_flag once[64];
+  int max_clusters[64] = {};
+};
+
+// Sets the kernel's shared-memory limit once per device and returns how many clusters (CTAs when
+// CL == 1) can be resident at once: the persistent grid size.
+template <class T, class Cfg, bool B_NK>
+int resident_clusters() {
+  constexpr int CL = Cfg::CL;
+  auto kern = k_gemm_sm90<T, Cfg, B_NK>;
+  const DeviceInfo& dev = current_device_info();
+  static KernelState st;
+  const int d = dev.device & 63;
+  std::call_once(st.once[d], [&] {
+    FW_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM));
+    int n = dev.sms / CL;
+    if (CL > 1) {
+      cudaLaunchConfig_t cfg = {};
+      cfg.gridDim = dim3(unsigned(CL * n));
+      cfg.blockDim = dim3(Cfg::THREADS);
+      cfg.dynamicSmemBytes = Cfg::SMEM;
+      cudaLaunchAttribute attr[1];
+      attr[0].id = cudaLaunchAttributeClusterDimension;
+      attr[0].val.clusterDim.x = CL;
+      attr[0].val.clusterDim.y = 1;
+      attr[0].val.clusterDim.z = 1;
+      cfg.attrs = attr;
+      cfg.numAttrs = 1;
+      int c = 0;
+      FW_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&c, kern, &cfg));
+      if (c > 0) n = c;
+    }
+    st.max_clusters[d] = n;
+  });
+  return st.max_clusters[d];
+}
+
+template <class T, class Cfg, bool B_NK>
+void launch(const GemmArgs& a, cudaStream_t stream, int b_desc_swap) {
+  constexpr int BM = Cfg::BM, BN = Cfg::BN, CL = Cfg::CL;
+  auto kern = k_gemm_sm90<T, Cfg, B_NK>;
+  const int resident = resident_clusters<T, Cfg, B_NK>();
+
+  const int64_t M = a.M, N = a.N, K = a.K, B = a.batch;
+  const Sm90Debug& dbg = sm90_debug();
+  const CUtensorMap tmA = cached_map(a.A, a.dt, uint64_t(K), uint64_t(M), uint64_t(B), kBK, BM);
+  const CUtensorMap tmB = B_NK ? cached_map(a.B, a.dt, uint64_t(K), uint64_t(N), uint64_t(B), kBK, BN / CL)
+                               : cached_map(a.B, a.dt, uint64_t(N), uint64_t(K), uint64_t(B), 64, kBK);
+  // The TMA-store epilogue needs C to satisfy the same rules as a TMA source.
+  const bool tma_store = !dbg.direct_store && (reinterpret_cast<uintptr_t>(a.C) & 15) == 0 && N % 8 == 0;
+  CUtensorMap tmC;
+  if (tma_store)
+    tmC = cached_map(a.C, a.dt, uint64_t(N), uint64_t(M), uint64_t(B), 64, 64);
+  else
+    std::memset(&tmC, 0, sizeof tmC);
+  Params p;
+  p.C = a.C;
+  p.bias = a.bias;
+  p.M = int(M);
+  p.N = int(N);
+  p.K = int(K);
+  p.batch = int(B);
+  p.cm_tiles = int(ceil_div(M, int64_t(CL) * BM));
+  p.n_tiles = int(ceil_div(N, BN));
+  // Tile order: groups of 16 CTA rows (2048 rows for BM = 128), column by column inside a group.
+  p.group_m = dbg.group_m > 0 ? dbg.group_m : 16 / CL;
+  p.b_lbo = b_desc_swap ? 1024u : 8192u;  // next 64-column chunk: one TMA box of 64 k-rows x 128 B
+  p.b_sbo = b_desc_swap ? 8192u : 1024u;  // next 8 k-rows
+  p.tma_store = tma_store ? 1 : 0;
+  const int64_t units = B * p.cm_tiles * p.n_tiles;
+  if (units >= (int64_t(1) << 31)) throw std::invalid_argument("gemm_sm90: too many tiles");
+  int max_cl = resident;
+  if (dbg.max_clusters > 0) max_cl = dbg.max_clusters;
+  const int clusters = int(units < max_cl ? units : max_cl);
+
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(unsigned(clusters * CL));
+  cfg.blockDim = dim3(Cfg::THREADS);
+  cfg.dynamicSmemBytes = Cfg::SMEM;
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = CL;
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = CL > 1 ? 1 : 0;
+  FW_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kern, tmA, tmB, tmC, p));
+  FW_CHECK_LAUNCH();
+}
+
+template <class Cfg>
+void launch_cfg(const GemmArgs& a, cudaStream_t s, int swap) {
+  dispatch_float(a.dt, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same<T, float>::value) {
+      throw std::invalid_argument("gemm_sm90: fp32 is not a wgmma path");
+    } else {
+      if (a.b_layout == GemmLayout::nk)
+        launch<T, Cfg, true>(a, s, swap);
+      else
+        launch<T, Cfg, false>(a, s, swap);
+    }
+  });
+}
+
+// The kernels exist for the device only when built for sm_90a; a compute_80 PTX JIT would not do.
+bool sm90_kernels_loaded() {
+  static int cached[64];
+  static std::once_flag once[64];
+  const DeviceInfo& dev = current_device_info();
+  const int d = dev.device & 63;
+  std::call_once(once[d], [&] {
+    cudaFuncAttributes attr{};
+    const cudaError_t e = cudaFuncGetAttributes(
+        &attr, k_gemm_sm90<__nv_bfloat16, TileCfg<256, 2, 4, 2>, false>);
+    cached[d] = (e == cudaSuccess && attr.ptxVersion >= 90 && attr.binaryVersion >= 90) ? 1 : 0;
+    if (e != cudaSuccess) (void)cudaGetLastError();
+  });
+  return cached[d] != 0;
+}
+
+}  // namespace
+
+Sm90Debug& sm90_debug() {
+  static Sm90Debug d;
+  return d;
+}
+
+int sm90_resident_clusters(Sm90Config c) {
+  switch (c) {
+    case Sm90Config::bm128_bn256_cl2: return resident_clusters<__nv_bfloat16, TileCfg<256, 2, 4, 2>, false>();
+    case Sm90Config::bm128_bn128_cl2: return resident_clusters<__nv_bfloat16, TileCfg<128, 2, 6, 2>, false>();
+    default: return current_device_info().sms;
+  }
+}
+
+const char* sm90_config_name(Sm90Config c) {
+  switch (c) {
+    case Sm90Config::bm128_bn256_cl2: return "128x256 cluster2";
+    case Sm90Config::bm128_bn256_cl1: return "128x256";
+    case Sm90Config::bm128_bn128_cl2: return "128x128 cluster2";
+    case Sm90Config::bm128_bn128_cl1: return "128x128";
+    case Sm90Config::bm64_bn128: return "64x128";
+    case Sm90Config::bm64_bn64: return "64x64";
+    default: break;
+  }
+  return "?";
+}
+
+bool sm90_supported(const GemmArgs& a) {
+  if (a.dt != DType::f16 && a.dt != DType::bf16) return false;
+  const DeviceInfo& dev = current_device_info();
+  if (dev.cc_major != 9 || dev.cc_minor != 0) return false;
+  // Tensor-map rules: 16-byte aligned base addresses and row strides (K*2, and N*2 for B as [K,N]).
+  if ((reinterpret_cast<uintptr_t>(a.A) & 15) || (reinterpret_cast<uintptr_t>(a.B) & 15)) return false;
+  if (a.K % 8) return false;
+  if (a.b_layout == GemmLayout::kn && a.N % 8) return false;
+  if (a.M > INT32_MAX || a.N > INT32_MAX || a.K > INT32_MAX || a.batch > INT32_MAX) return false;
+  return sm90_kernels_loaded();
+}
+
+Sm90Config sm90_pick(const GemmArgs& a) {
+  const int sms = current_device_info().sms;
+  auto tiles = [&](int bm, int bn) { return a.batch * ceil_div(a.M, bm) * ceil_div(a.N, bn); };
+  // Largest tile that still gives about a full wave (measured on H100: 128x256 from 2048^3 up).
+  if (10 * tiles(128, 256) >= 9 * sms) return Sm90Config::bm128_bn256_cl1;
+  if (tiles(128, 128) >= sms) return Sm90Config::bm128_bn128_cl1;
+  if (10 * tiles(64, 128) >= 9 * sms) return Sm90Config::bm64_bn128;
+  return Sm90Config::bm64_bn64;
+}
+
+void gemm_sm90(const GemmArgs& a, Sm90Config c, cudaStream_t s, int b_desc_swap) {
+  switch (c) {
+    case Sm90Config::bm128_bn256_cl2: return launch_cfg<TileCfg<256, 2, 4, 2>>(a, s, b_desc_swap);
+    case Sm90Config::bm128_bn256_cl1: return launch_cfg<TileCfg<256, 2, 4, 1>>(a, s, b_desc_swap);
+    case Sm90Config::bm128_bn128_cl2: return launch_cfg<TileCfg<128, 2, 6, 2>>(a, s, b_desc_swap);
+    case Sm90Config::bm128_bn128_cl1: return launch_cfg<TileCfg<128, 2, 6, 1>>(a, s, b_desc_swap);
+    case Sm90Config::bm64_bn128: return launch_cfg<TileCfg<128, 1, 8, 1>>(a, s, b_desc_swap);
+    case Sm90Config::bm64_bn64: return launch_cfg<TileCfg<64, 1, 8, 1>>(a, s, b_desc_swap);
+    default: break;
+  }
+  throw std::invalid_argument("gemm_sm90: unknown tile configuration");
+}
+
+}  // namespace fw::detail

@@ -1,0 +1,48 @@
+// The framework's matrix products: matmul (A[M,K] @ B[K,N]), bmm (batched), linear (x[M,K] @ W[N,K]^T + b).
+// All row-major, contiguous. fp32 is computed in true fp32 (SIMT); fp16/bf16 on tensor cores with fp32
+// accumulation, output rounded once to the input dtype.
+//
+// Paths, chosen per call (gemm_path() names the one a call would take):
+//   fp32              SIMT kernel: 128x128 block tile (128x64 below one wave of blocks), 8x8 outputs per
+//                     thread, double-buffered shared memory, 16-byte loads when the rows allow it
+//                     (gemm_simt.cu). `allow_tf32` is accepted and, for now, ignored: the result is
+//                     true fp32 either way.
+//   fp16/bf16, cc 9.0 TMA + wgmma kernel (gemm_sm90.cu), warp-specialized and persistent, when
+//                     the tensor-map rules hold: A, B 16-byte aligned, K % 8 == 0, and for B as [K,N]
+//                     also N % 8 == 0 (every row stride a multiple of 16 bytes). M, N, K need not be
+//                     multiples of the tile (TMA zero-fills out-of-bounds boxes). The output goes out
+//                     through TMA stores when C is 16-byte aligned and N % 8 == 0, else through
+//                     bounds-checked stores from registers.
+//   fp16/bf16, else   mma.sync m16n8k16 kernel (gemm_mma.cu): cp.async pipeline when the rows are
+//                     16-byte aligned, element loads otherwise. Any shape, any element-aligned pointer.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "opbench/dtype.hpp"
+
+namespace fw {
+
+using opbench::DType;
+
+// How B is stored: kn = [K, N] row-major (N contiguous: matmul, bmm); nk = [N, K] row-major (K
+// contiguous: a linear layer's weight W, so the product is x @ W^T).
+enum class GemmLayout { kn, nk };
+
+// C[b] = A[b] @ op(B[b]) (+ bias), b in [0, batch), each operand contiguous with batch stride M*K,
+// K*N (or N*K) and M*N. A: [M, K]; C: [M, N]; bias: [N] or nullptr, shared by all batches. Sizes
+// must be non-negative and below 2^31 each; K == 0 writes the bias (or zeros). Throws
+// std::invalid_argument on bad arguments and fw::CudaError on a CUDA failure. Launches on `stream`
+// (no synchronisation, no allocation).
+void gemm(DType dt, GemmLayout b_layout, const void* A, const void* B, const void* bias, void* C,
+          int64_t batch, int64_t M, int64_t N, int64_t K, bool allow_tf32, cudaStream_t stream);
+
+// The kernel (and tile configuration) gemm() picks for these arguments on the current device, e.g.
+// "sm90_tma_wgmma 128x256 cluster2", "mma_sync_cp_async", "simt_f32_vec4".
+std::string gemm_path(DType dt, GemmLayout b_layout, const void* A, const void* B, const void* C,
+                      int64_t batch, int64_t M, int64_t N, int64_t K);
+
+}  // namespace fw
