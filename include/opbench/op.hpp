@@ -100,6 +100,8 @@ struct OpDef {
   std::function<double(const Shape&, DType)> flops;
   // |framework - reference| <= atol + rtol * |reference|, elementwise, against LibTorch and the fp64 oracle.
   std::function<Tolerance(const Shape&, DType)> tolerance;
+  // fp32 under --tf32, for ops whose references then round inputs to TF32 (matmul); empty: unchanged.
+  std::function<Tolerance(const Shape&)> tf32_tolerance;
   // Odd shapes the GPU tests check this op on (tails, single rows and columns, non-multiples of the
   // vector width). Default: bench::odd_shapes().
   std::function<std::vector<Shape>()> test_shapes;

@@ -29,6 +29,11 @@ constexpr cudaStream_t kStream = nullptr;  // the legacy default stream: LibTorc
 
 uint64_t seed_for(const Problem& p) { return std::hash<std::string>{}(p.id()) | 1; }
 
+Tolerance tolerance_for(const Problem& p, bool tf32) {
+  if (tf32 && p.dtype == DType::f32 && p.op->tf32_tolerance) return p.op->tf32_tolerance(p.shape);
+  return p.op->tolerance(p.shape, p.dtype);
+}
+
 Oracle oracle_for(const OpDef& op) {
   return [name = op.name](const Bindings& in, const std::vector<TensorView>& out) {
     reference::run_oracle(name, in, out);
@@ -94,7 +99,7 @@ Verification ProblemRunner::verify(const Problem& p, int64_t misalign) {
   if (!th || !th->prepare) throw std::runtime_error(th ? th->missing : "no LibTorch reference");
   Prepared fwp = fw.prepare(setup.bindings(ImplKind::framework));
   Prepared thp = th->prepare(setup.bindings(ImplKind::torch));
-  return check_correctness(p.op->tolerance(p.shape, p.dtype), setup, fwp, thp, oracle_for(*p.op), kStream);
+  return check_correctness(tolerance_for(p, tf32), setup, fwp, thp, oracle_for(*p.op), kStream);
 }
 
 ProblemResult ProblemRunner::run(const Problem& p) {
@@ -141,7 +146,7 @@ ProblemResult ProblemRunner::run(const Problem& p) {
   // Correctness before any timing.
   if (fw && th) {
     fw_row = guarded(ImplKind::framework, [&] {
-      res.verify = check_correctness(op.tolerance(p.shape, p.dtype), *setup, *fw, *th, oracle_for(op), kStream);
+      res.verify = check_correctness(tolerance_for(p, tf32), *setup, *fw, *th, oracle_for(op), kStream);
       ImplResult r{ImplKind::framework};
       if (!res.verify.correct) {
         r.status = Status::incorrect;
