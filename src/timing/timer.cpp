@@ -11,10 +11,10 @@ namespace opbench {
 
 TimingConfig fast_timing(TimingConfig c) {
   c.warmup = 2;
-  c.warmup_ms = 5;
+  c.warmup_ms = 3;
   c.min_samples = 8;
   c.max_samples = 30;
-  c.budget_ms = 40;
+  c.budget_ms = 15;
   return c;
 }
 

@@ -24,10 +24,10 @@ struct TimingConfig {
   bool l2_cold = true;
   bool outlier_filter = true;
   int warmup = 3;
-  double warmup_ms = 10;  // and at least this much device time, so clocks are up after idle host work
+  double warmup_ms = 5;   // and at least this much device time, so clocks are up after idle host work
   int min_samples = 10;
-  int max_samples = 200;
-  double budget_ms = 250;  // target total sampling time per implementation and mode
+  int max_samples = 100;
+  double budget_ms = 40;  // target sampling time per implementation and mode (flush and delay included)
 };
 
 TimingConfig fast_timing(TimingConfig base);  // --fast: fewer samples, smaller budget
