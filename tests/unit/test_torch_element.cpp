@@ -4,21 +4,13 @@
 #include <cmath>
 
 #include "src/reference/torch_ops.hpp"
+#include "tests/unit/torch_call.hpp"
 
 using namespace opbench;
 using namespace opbench::reference;
+using opbench::reference::test_util::call;
 
 namespace {
-
-std::vector<at::Tensor> call(const std::string& op, std::vector<at::Tensor> in, at::Tensor out, Params p = {}) {
-  const TorchFn* fn = torch_registry().find(op);
-  EXPECT_NE(fn, nullptr) << op;
-  TorchArgs a;
-  a.in = std::move(in);
-  a.out = {out};
-  a.params = p;
-  return (*fn)(a);
-}
 
 at::Tensor t2(std::vector<float> v, int64_t r, int64_t c) {
   return at::tensor(v, at::kFloat).reshape({r, c});

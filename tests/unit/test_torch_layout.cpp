@@ -5,21 +5,13 @@
 #include <vector>
 
 #include "src/reference/torch_ops.hpp"
+#include "tests/unit/torch_call.hpp"
 
 using namespace opbench;
 using namespace opbench::reference;
+using opbench::reference::test_util::call;
 
 namespace {
-
-std::vector<at::Tensor> call(const std::string& op, std::vector<at::Tensor> in, at::Tensor out, Params p = {}) {
-  const TorchFn* fn = torch_registry().find(op);
-  EXPECT_NE(fn, nullptr) << op;
-  TorchArgs a;
-  a.in = std::move(in);
-  a.out = {out};
-  a.params = p;
-  return (*fn)(a);
-}
 
 // A tensor whose every element is distinct: x.flat[i] = base + i.
 at::Tensor iota(std::vector<int64_t> shape, double base = 0, at::ScalarType t = at::kFloat) {
