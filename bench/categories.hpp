@@ -30,6 +30,12 @@ Impl framework_impl(std::function<void(const Bindings&, cudaStream_t)> launcher)
 Tolerance elementwise_tolerance(const Shape&, DType t);  // one rounding of the output
 Tolerance reduction_tolerance(const Shape&, DType t);    // accumulated in fp32, rounded once
 
+// Row-wise ops (softmax, norms, losses, last-dim reductions): the class's standard shapes, then the
+// `extra` shapes whose element count falls in the class (after the standard ones, so --fast keeps those).
+std::vector<Shape> rowwise_shapes(SizeClass c, const std::vector<Shape>& extra);
+// Transformer activations: rows 4096 and 16384 x hidden 768, 896, 1024, 4096, 8192, and [1, 262144].
+const std::vector<Shape>& transformer_shapes();
+
 // The shapes GPU tests run every op on unless the op says otherwise: 1, 3, 4097, 1023x1025, 1x65537.
 const std::vector<Shape>& odd_shapes();
 

@@ -1,4 +1,5 @@
 // Defaults shared by the category files.
+#include <algorithm>
 #include <cmath>
 
 #include "bench/categories.hpp"
@@ -28,6 +29,44 @@ Tolerance reduction_tolerance(const Shape&, DType t) {
 const std::vector<Shape>& odd_shapes() {
   static const std::vector<Shape> v = {{1}, {3}, {4097}, {1023, 1025}, {1, 65537}, {65537, 1}};
   return v;
+}
+
+// The size class's standard shapes, then the extra ones whose element count falls in that class
+// (<= 1.1M small, <= 8.4M medium, <= 33.6M large, else very_large; batch gets none), skipping any
+// shape some class already runs. Standard shapes stay first so --fast keeps them.
+std::vector<Shape> rowwise_shapes(SizeClass c, const std::vector<Shape>& extra) {
+  std::vector<Shape> out = size_class_shapes(c);
+  auto class_of = [](int64_t n) {
+    if (n <= 1'100'000) return SizeClass::small;
+    if (n <= 8'400'000) return SizeClass::medium;
+    if (n <= 33'600'000) return SizeClass::large;
+    return SizeClass::very_large;
+  };
+  auto standard = [](const Shape& s) {
+    for (SizeClass k : all_size_classes()) {
+      const auto& v = size_class_shapes(k);
+      if (std::find(v.begin(), v.end(), s) != v.end()) return true;
+    }
+    return false;
+  };
+  if (c == SizeClass::batch || c == SizeClass::custom) return out;
+  for (const Shape& s : extra)
+    if (class_of(numel(s)) == c && !standard(s) && std::find(out.begin(), out.end(), s) == out.end())
+      out.push_back(s);
+  return out;
+}
+
+// Transformer activations: rows 4096 and 16384 x hidden 768 (BERT/GPT-2), 896 (Qwen2-0.5B), 1024, 4096,
+// 8192, and one very long row.
+const std::vector<Shape>& transformer_shapes() {
+  static const std::vector<Shape> s = [] {
+    std::vector<Shape> v;
+    for (int64_t rows : {4096, 16384})
+      for (int64_t hidden : {768, 896, 1024, 4096, 8192}) v.push_back({rows, hidden});
+    v.push_back({1, 262144});
+    return v;
+  }();
+  return s;
 }
 
 OpDef make_op(const std::string& name, Category c, const std::string& description) {

@@ -1,0 +1,242 @@
+// Reductions over the first dim: x[rows, cols] -> y[cols] (sum, mean, max, min, argmax).
+//
+// Coalesced column reduction: a 256-thread block is bx x by threads (bx <= 32 lanes along the columns,
+// each lane owning one 16-byte vector of columns; by threads along the rows). Each thread walks its
+// rows with a stride of by, 4 rows in flight (predicated), so a warp reads 512 contiguous bytes per
+// row. When the column blocks alone do not fill one wave of resident blocks, the rows are split over
+// blockIdx.y (each thread keeping >= 8 rows, at most 64 splits) and a second kernel combines the
+// partial states per column.
+// Scalar lanes (one column each) when x is not 16-byte aligned or cols is not a multiple of the vector.
+//
+// Bytes: rows*cols*s read + cols*s_out written (+ splits*cols*16 of partials, < 1% at 8192^2): e.g.
+// 8192x8192 fp32 sum_first: 268 MB -> ~90 us at ~3.0 TB/s. FLOPs: 1 per element. Memory bound.
+// Measured on H100 (8192x8192, L2 flushed, median): sum_first fp32 107.9 us (83% of copy), bf16 64.9 us
+// (69%); argmax_first fp32 117.9 us (76%), bf16 76.1 us (59%).
+#include "kernels/reduction/reduction.hpp"
+#include "kernels/reduction/row_engine.cuh"
+
+namespace fw {
+namespace {
+
+using namespace rowwise;
+
+struct ColPlan {
+  int bx, by;
+  int64_t gx, splits, rows_per_split;
+};
+
+// Column blocks x row splits. Splits fill one wave of `resident` blocks (never more: a second,
+// partial wave would idle most of the GPU), each thread keeping >= 8 rows, at most 64 splits.
+ColPlan plan_cols(int64_t rows, int64_t cols, int vec, int64_t resident) {
+  const int64_t cv = ceil_div(cols, vec);
+  int bx = 1;
+  while (bx < 32 && bx < cv) bx *= 2;
+  const int by = 256 / bx;
+  const int64_t gx = ceil_div(cv, bx);
+  int64_t bound = rows / (int64_t(by) * 8);
+  if (bound > 64) bound = 64;
+  if (bound < 1) bound = 1;
+  int64_t splits = resident / gx;
+  if (splits > bound) splits = bound;
+  if (splits < 1) splits = 1;
+  const int64_t rps = ceil_div(rows, splits);
+  return {bx, by, gx, ceil_div(rows, rps), rps};
+}
+constexpr int64_t kAnyResident = int64_t(1) << 40;  // plan_cols(.., kAnyResident) = the most splits
+
+int vec_for(opbench::DType dt) { return int(16 / opbench::dtype_size(dt)); }
+
+template <class T>
+struct ColSum : SumOps {
+  T* out;
+  float scale;
+  __device__ void write(int64_t c, const State& st) const { out[c] = from_float<T>(st.s * scale); }
+};
+template <class T, bool IS_MIN>
+struct ColExt : ExtremumOps<IS_MIN> {
+  T* out;
+  __device__ void write(int64_t c, const SumState& st) const { out[c] = from_float<T>(st.s); }
+};
+// argmax down the columns: rows reach each thread in increasing order, so a strictly larger value
+// (or the first NaN) replaces the state; i < 0 until the first element. Combines use the full order.
+struct ColArgMaxState {
+  float v;
+  int i;
+};
+struct ColArgMax {
+  using State = ColArgMaxState;
+  int64_t* out;
+  __device__ __forceinline__ State init(int64_t) const { return {-INFINITY, -1}; }
+  template <int N>
+  __device__ __forceinline__ void add(State& st, const float (&v)[N], int64_t idx) const {
+    static_assert(N == 1, "one row at a time");
+    if (v[0] > st.v || (is_nan(v[0]) && !is_nan(st.v)) || st.i < 0) st = {v[0], int(idx)};
+  }
+  __device__ __forceinline__ State combine(const State& a, const State& b) const {
+    if (a.i < 0) return b;
+    if (b.i < 0) return a;
+    return argmax_better(a.v, a.i, b.v, b.i) ? a : b;
+  }
+  __device__ void write(int64_t c, const State& st) const { out[c] = st.i; }
+};
+
+constexpr int kRows = 4;  // rows in flight per thread (predicated)
+
+template <class T, int VEC, class R>
+__global__ void __launch_bounds__(256, 3) col_reduce_kernel(const T* __restrict__ x, int64_t rows, int64_t cols,
+                                                         int64_t rows_per_split, int bx, R red,
+                                                         typename R::State* __restrict__ partials) {
+  using State = typename R::State;
+  __shared__ State sm[256][VEC];
+  const int tx = threadIdx.x % bx, ty = threadIdx.x / bx, by = blockDim.x / bx;
+  const int64_t c0 = (int64_t(blockIdx.x) * bx + tx) * VEC;
+  const int64_t r0 = int64_t(blockIdx.y) * rows_per_split;
+  const int64_t r1 = (rows - r0 < rows_per_split) ? rows : r0 + rows_per_split;
+  State st[VEC];
+#pragma unroll
+  for (int j = 0; j < VEC; ++j) st[j] = red.init(0);
+  if (c0 < cols) {
+    const int64_t stride = int64_t(by) * cols;  // elements between a thread's consecutive rows
+    const T* p = x + c0 + (r0 + ty) * cols;
+    for (int64_t r = r0 + ty; r < r1; r += int64_t(kRows) * by, p += kRows * stride) {
+      Packet<T, VEC> raw[kRows];
+#pragma unroll
+      for (int u = 0; u < kRows; ++u)
+        if (r + u * by < r1) raw[u] = load_raw<T, VEC>(p + u * stride);
+#pragma unroll
+      for (int u = 0; u < kRows; ++u) {
+        if (r + u * by < r1) {
+          float a[VEC];
+          unpack<T, VEC>(raw[u], a);
+#pragma unroll
+          for (int j = 0; j < VEC; ++j) {
+            const float va[1] = {a[j]};
+            red.add(st[j], va, r + u * by);
+          }
+        }
+      }
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < VEC; ++j) sm[threadIdx.x][j] = st[j];
+  __syncthreads();
+  for (int s = by / 2; s > 0; s >>= 1) {
+    if (ty < s) {
+#pragma unroll
+      for (int j = 0; j < VEC; ++j) sm[threadIdx.x][j] = red.combine(sm[threadIdx.x][j], sm[threadIdx.x + s * bx][j]);
+    }
+    __syncthreads();
+  }
+  if (ty == 0 && c0 < cols) {
+#pragma unroll
+    for (int j = 0; j < VEC; ++j) {
+      if (gridDim.y == 1)
+        red.write(c0 + j, sm[tx][j]);
+      else
+        partials[int64_t(blockIdx.y) * cols + c0 + j] = sm[tx][j];
+    }
+  }
+}
+
+// partials [splits, cols] -> y[cols]; blocks of 32 columns x 8 threads along the splits.
+template <class R>
+__global__ void __launch_bounds__(256, 4) col_finalize_kernel(const typename R::State* __restrict__ partials,
+                                                           int64_t splits, int64_t cols, R red) {
+  using State = typename R::State;
+  __shared__ State sm[8][32];
+  const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
+  const int64_t c = int64_t(blockIdx.x) * 32 + tx;
+  State st = red.init(0);
+  if (c < cols)
+    for (int64_t k = ty; k < splits; k += 8) st = red.combine(st, partials[k * cols + c]);
+  sm[ty][tx] = st;
+  __syncthreads();
+  if (ty == 0 && c < cols) {
+    for (int k = 1; k < 8; ++k) st = red.combine(st, sm[k][tx]);
+    red.write(c, st);
+  }
+}
+
+template <class T, int VEC, class R>
+void launch_cols(const T* x, int64_t rows, int64_t cols, const R& red, void* ws, std::size_t ws_bytes,
+                 cudaStream_t stream) {
+  using State = typename R::State;
+  const ColPlan plan = plan_cols(rows, cols, VEC, resident_blocks(col_reduce_kernel<T, VEC, R>));
+  State* partials = nullptr;
+  if (plan.splits > 1) {
+    FW_REQUIRE(ws != nullptr && ws_bytes >= std::size_t(plan.splits * cols) * sizeof(State),
+               "workspace too small for the split column reduction");
+    partials = static_cast<State*>(ws);
+  }
+  FW_REQUIRE(plan.gx < (int64_t(1) << 31) && plan.splits < 65536, "shape too large");
+  const dim3 grid(unsigned(plan.gx), unsigned(plan.splits));
+  col_reduce_kernel<T, VEC, R><<<grid, 256, 0, stream>>>(x, rows, cols, plan.rows_per_split, plan.bx, red, partials);
+  FW_CHECK_LAUNCH();
+  if (plan.splits > 1) {
+    col_finalize_kernel<R><<<unsigned(ceil_div(cols, 32)), 256, 0, stream>>>(partials, plan.splits, cols, red);
+    FW_CHECK_LAUNCH();
+  }
+}
+
+template <class T, class R>
+void launch_cols_any(const T* x, int64_t rows, int64_t cols, const R& red, void* ws, std::size_t ws_bytes,
+                     cudaStream_t stream) {
+  constexpr int VEC = vec_of<T>();
+  if (aligned16(x) && cols % VEC == 0)
+    launch_cols<T, VEC>(x, rows, cols, red, ws, ws_bytes, stream);
+  else
+    launch_cols<T, 1>(x, rows, cols, red, ws, ws_bytes, stream);
+}
+
+}  // namespace
+
+std::size_t reduce_first_workspace_bytes(int64_t rows, int64_t cols, opbench::DType dt) {
+  // The larger of the vector and the scalar plans (the launcher picks by alignment), 16 B per state.
+  int64_t s = plan_cols(rows, cols, vec_for(dt), kAnyResident).splits;
+  const int64_t s1 = plan_cols(rows, cols, 1, kAnyResident).splits;
+  if (s1 > s) s = s1;
+  return s > 1 ? std::size_t(s * cols) * 16 : 0;
+}
+
+void reduce_first(ReduceKind kind, opbench::DType dt, const void* xv, void* yv, int64_t rows, int64_t cols,
+                  void* ws, std::size_t ws_bytes, cudaStream_t stream) {
+  FW_REQUIRE(rows > 0 && cols > 0, "empty tensor");
+  FW_REQUIRE(xv != nullptr && yv != nullptr, "null pointer");
+  FW_REQUIRE(kind != ReduceKind::logsumexp, "logsumexp is a last-dim reduction here");
+  dispatch_float(dt, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* x = static_cast<const T*>(xv);
+    switch (kind) {
+      case ReduceKind::sum:
+      case ReduceKind::mean: {
+        ColSum<T> r;
+        r.out = static_cast<T*>(yv);
+        r.scale = kind == ReduceKind::mean ? float(1.0 / double(rows)) : 1.f;
+        launch_cols_any(x, rows, cols, r, ws, ws_bytes, stream);
+        break;
+      }
+      case ReduceKind::max: {
+        ColExt<T, false> r;
+        r.out = static_cast<T*>(yv);
+        launch_cols_any(x, rows, cols, r, ws, ws_bytes, stream);
+        break;
+      }
+      case ReduceKind::min: {
+        ColExt<T, true> r;
+        r.out = static_cast<T*>(yv);
+        launch_cols_any(x, rows, cols, r, ws, ws_bytes, stream);
+        break;
+      }
+      case ReduceKind::argmax: {
+        FW_REQUIRE(rows < (int64_t(1) << 31), "argmax_first: more than 2^31 rows");
+        ColArgMax r;
+        r.out = static_cast<int64_t*>(yv);
+        launch_cols_any(x, rows, cols, r, ws, ws_bytes, stream);
+        break;
+      }
+      default: break;
+    }
+  });
+}
+
+}  // namespace fw

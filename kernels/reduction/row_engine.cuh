@@ -1,0 +1,465 @@
+// Shared device machinery of the row-wise families (reduction, norm, loss): reduction states and their
+// combines, warp/block all-reductions of any small state struct, 16-byte vector loads and stores, a
+// streaming "reduce a contiguous range" routine that copes with any element alignment (scalar head,
+// 16-byte body, scalar tail), and the host-side plans that decide how rows are split over blocks.
+//
+// Plans fill one wave of the GPU (occupancy API x SM count), but the workspace a plan may use is
+// bounded by a function of the shape alone, so bench/ can size OpIO::workspace_bytes without a device.
+#pragma once
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "kernels/common/check.hpp"
+#include "kernels/common/types.cuh"
+
+namespace fw {
+namespace rowwise {
+
+// ----------------------------------------------------------------------------------------------------
+// Host-side plans
+// ----------------------------------------------------------------------------------------------------
+
+constexpr int64_t kMaxJobs = 4096;    // bound on split jobs (>= resident 256-thread blocks of any GPU)
+constexpr int64_t kMinChunk = 2048;   // elements per split job: enough loads to hide latency
+constexpr int64_t kChunkAlign = 64;   // chunk starts keep the row's 16-byte phase for any dtype
+constexpr int kBlock = 256;           // threads of a streaming block
+
+inline int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
+
+// How x[rows, cols] is cut into jobs: each row into `splits` pieces of `chunk` elements (the last
+// shorter), each job reduced by `group` threads (32..256, a power of two; 256/group jobs per block).
+struct RowPlan {
+  int64_t splits;
+  int64_t chunk;
+  int group;
+};
+
+// The most splits any plan uses (sizes the workspace from the shape alone).
+inline int64_t max_splits(int64_t rows, int64_t cols) {
+  if (cols < 2 * kMinChunk || rows * 2 > kMaxJobs) return 1;
+  const int64_t a = ceil_div(kMaxJobs, rows), b = ceil_div(cols, kMinChunk);
+  return a < b ? a : b;
+}
+
+// `resident` = 256-thread blocks of the reduce kernel that fit on the GPU at once. Few long rows are
+// split so that ~one wave of blocks is busy; otherwise each row gets the fewest threads (a warp, up to
+// a block) that still keep the GPU full, so that no block-level barrier is needed when rows abound.
+inline RowPlan plan_rows(int64_t rows, int64_t cols, int vec, int64_t resident) {
+  const int64_t bound = max_splits(rows, cols);
+  if (bound > 1 && rows * 2 <= resident) {
+    int64_t s = resident / rows;  // >= 2; floor: no partial second wave
+    if (s > bound) s = bound;
+    const int64_t chunk = round_up(ceil_div(cols, s), kChunkAlign);
+    return {ceil_div(cols, chunk), chunk, kBlock};
+  }
+  const int64_t warps = resident * (kBlock / 32);
+  const int64_t nvec = ceil_div(cols, vec);
+  int g = 32;
+  while (g < kBlock && rows * (2 * g / 32) <= warps && nvec >= int64_t(2 * g) * 8) g *= 2;
+  return {1, cols, g};
+}
+
+// 256-thread blocks of `kernel` resident on the whole GPU (cached per kernel).
+template <class K>
+int64_t resident_blocks(K* kernel) {
+  static int64_t cached = 0;
+  if (cached == 0) {
+    int per_sm = 0;
+    FW_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kBlock, 0));
+    cached = int64_t(per_sm < 1 ? 1 : per_sm) * sm_count();
+  }
+  return cached;
+}
+
+inline bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15) == 0; }
+
+// ----------------------------------------------------------------------------------------------------
+// Device helpers
+// ----------------------------------------------------------------------------------------------------
+
+template <class T>
+constexpr int vec_of() {
+  return int(16 / sizeof(T));
+}
+
+template <class T, int VEC>
+__device__ __forceinline__ void load_vec(const T* p, float (&v)[VEC]) {
+  if constexpr (VEC == 1) {
+    v[0] = to_float(*p);
+  } else {
+    const Packet<T, VEC> pk = *reinterpret_cast<const Packet<T, VEC>*>(p);
+#pragma unroll
+    for (int j = 0; j < VEC; ++j) v[j] = to_float(pk.v[j]);
+  }
+}
+
+// Raw 16-byte packets, converted to fp32 only when used (keeps 8 loads in flight in 32 registers).
+template <class T, int VEC>
+__device__ __forceinline__ Packet<T, VEC> load_raw(const T* p) {
+  return *reinterpret_cast<const Packet<T, VEC>*>(p);
+}
+template <class T, int VEC>
+__device__ __forceinline__ void unpack(const Packet<T, VEC>& pk, float (&v)[VEC]) {
+#pragma unroll
+  for (int j = 0; j < VEC; ++j) v[j] = to_float(pk.v[j]);
+}
+
+template <class T, int VEC>
+__device__ __forceinline__ void store_vec(T* p, const float (&v)[VEC]) {
+  if constexpr (VEC == 1) {
+    *p = from_float<T>(v[0]);
+  } else {
+    Packet<T, VEC> pk;
+#pragma unroll
+    for (int j = 0; j < VEC; ++j) pk.v[j] = from_float<T>(v[j]);
+    *reinterpret_cast<Packet<T, VEC>*>(p) = pk;
+  }
+}
+
+// Shuffle any trivially-copyable state word by word.
+template <class S>
+__device__ __forceinline__ S shfl_xor_state(const S& s, int mask) {
+  static_assert(sizeof(S) % 4 == 0, "state must be a whole number of 32-bit words");
+  constexpr int W = int(sizeof(S) / 4);
+  int w[W];
+  memcpy(w, &s, sizeof(S));
+#pragma unroll
+  for (int k = 0; k < W; ++k) w[k] = __shfl_xor_sync(0xffffffffu, w[k], mask);
+  S r;
+  memcpy(&r, w, sizeof(S));
+  return r;
+}
+
+// Every lane ends with the combination of all 32 lanes' states (combine must be commutative).
+template <class S, class F>
+__device__ __forceinline__ S warp_allreduce(S s, F combine) {
+#pragma unroll
+  for (int m = 16; m > 0; m >>= 1) s = combine(s, shfl_xor_state(s, m));
+  return s;
+}
+
+// Every thread of the block ends with the combination of all threads' states. blockDim.x must be a
+// multiple of 32 (at most 1024). Starts with a barrier so that the shared slots can be reused.
+template <class S, class F>
+__device__ __forceinline__ S block_allreduce(S s, F combine, const S& identity) {
+  __shared__ S slots[32];
+  s = warp_allreduce(s, combine);
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, nwarps = blockDim.x >> 5;
+  __syncthreads();
+  if (lane == 0) slots[warp] = s;
+  __syncthreads();
+  s = lane < nwarps ? slots[lane] : identity;
+  return warp_allreduce(s, combine);
+}
+
+__device__ __forceinline__ bool is_nan(float x) { return x != x; }
+
+// NaN-propagating max/min (fmaxf would drop NaN; LibTorch's max returns it).
+__device__ __forceinline__ float max_nan(float a, float b) {
+  float r;
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+__device__ __forceinline__ float min_nan(float a, float b) {
+  float r;
+  asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+constexpr float kLog2e = 1.4426950408889634f;
+// 2^x, MUFU.EX2 (rel. error ~2^-22; -inf -> 0).
+__device__ __forceinline__ float ex2(float x) {
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+
+// ----------------------------------------------------------------------------------------------------
+// Reduction states. Each reducer R provides
+//   State init(int64_t row) const;               identity for that row
+//   template <int N> void add(State&, const float (&v)[N], int64_t idx) const;   idx of v[0]
+//   State combine(const State&, const State&) const;   commutative
+// and, where it ends a reduction, a write(row, state) (see the families' .cu files).
+// ----------------------------------------------------------------------------------------------------
+
+struct SumState {
+  float s;
+};
+struct SumOps {
+  using State = SumState;
+  __device__ __forceinline__ State init(int64_t) const { return {0.f}; }
+  template <int N>
+  __device__ __forceinline__ void add(State& st, const float (&v)[N], int64_t) const {
+#pragma unroll
+    for (int j = 0; j < N; ++j) st.s += v[j];
+  }
+  __device__ __forceinline__ State combine(const State& a, const State& b) const { return {a.s + b.s}; }
+};
+
+struct SumSqOps {  // sum of squares (rms_norm)
+  using State = SumState;
+  __device__ __forceinline__ State init(int64_t) const { return {0.f}; }
+  template <int N>
+  __device__ __forceinline__ void add(State& st, const float (&v)[N], int64_t) const {
+#pragma unroll
+    for (int j = 0; j < N; ++j) st.s = fmaf(v[j], v[j], st.s);
+  }
+  __device__ __forceinline__ State combine(const State& a, const State& b) const { return {a.s + b.s}; }
+};
+
+template <bool IS_MIN>
+struct ExtremumOps {
+  using State = SumState;  // one float
+  __device__ __forceinline__ State init(int64_t) const { return {IS_MIN ? INFINITY : -INFINITY}; }
+  __device__ __forceinline__ static float pick(float a, float b) { return IS_MIN ? min_nan(a, b) : max_nan(a, b); }
+  template <int N>
+  __device__ __forceinline__ void add(State& st, const float (&v)[N], int64_t) const {
+#pragma unroll
+    for (int j = 0; j < N; ++j) st.s = pick(st.s, v[j]);
+  }
+  __device__ __forceinline__ State combine(const State& a, const State& b) const { return {pick(a.s, b.s)}; }
+};
+
+// argmax: the largest value; NaN counts as the largest; ties go to the smaller index (LibTorch).
+struct ArgMaxState {
+  long long i;
+  float v;
+  int pad;
+};
+__device__ __forceinline__ bool argmax_better(float av, long long ai, float bv, long long bi) {
+  const bool an = is_nan(av), bn = is_nan(bv);
+  if (an || bn) return an && bn ? ai < bi : an;
+  if (av != bv) return av > bv;
+  return ai < bi;
+}
+struct ArgMaxOps {
+  using State = ArgMaxState;
+  __device__ __forceinline__ State init(int64_t) const { return {LLONG_MAX, -INFINITY, 0}; }
+  // Elements arrive in increasing index order per thread, so only a strictly better vector maximum
+  // (NaN-propagating) can replace the state; then the first element equal to it is the index.
+  template <int N>
+  __device__ __forceinline__ void add(State& st, const float (&v)[N], int64_t idx) const {
+    float vm = v[0];
+#pragma unroll
+    for (int j = 1; j < N; ++j) vm = max_nan(vm, v[j]);
+    if (argmax_better(vm, idx, st.v, st.i)) {
+      int first = N - 1;
+      const bool nan = is_nan(vm);
+#pragma unroll
+      for (int j = N - 1; j >= 0; --j)
+        if (v[j] == vm || (nan && is_nan(v[j]))) first = j;
+      st = {idx + first, vm, 0};
+    }
+  }
+  __device__ __forceinline__ State combine(const State& a, const State& b) const {
+    return argmax_better(a.v, a.i, b.v, b.i) ? a : b;
+  }
+};
+
+// log-sum-exp, online: s = sum exp(x - m) for the running max m.
+struct LseState {
+  float m;
+  float s;
+};
+struct LseOps {
+  using State = LseState;
+  __device__ __forceinline__ State init(int64_t) const { return {-INFINITY, 0.f}; }
+  template <int N>
+  __device__ __forceinline__ void add(State& st, const float (&v)[N], int64_t) const {
+    float mx = v[0];
+#pragma unroll
+    for (int j = 1; j < N; ++j) mx = fmaxf(mx, v[j]);
+    if (mx > st.m) {
+      st.s *= __expf(st.m - mx);
+      st.m = mx;
+    }
+    if (st.m != -INFINITY) {  // a NaN input makes s NaN, and the result NaN
+      const float ml = st.m * kLog2e;
+#pragma unroll
+      for (int j = 0; j < N; ++j) st.s += ex2(fmaf(v[j], kLog2e, -ml));
+    }
+  }
+  __device__ __forceinline__ State combine(const State& a, const State& b) const {
+    if (is_nan(a.m) || is_nan(b.m)) return {NAN, NAN};
+    const float m = fmaxf(a.m, b.m);
+    if (m == -INFINITY) return {m, 0.f};
+    return {m, a.s * __expf(a.m - m) + b.s * __expf(b.m - m)};
+  }
+};
+__device__ __forceinline__ float lse_value(const LseState& st) {
+  return st.m == -INFINITY ? -INFINITY : st.m + logf(st.s);
+}
+
+// Shifted first and second moments (layer_norm over long rows): s1 = sum(x - k), s2 = sum((x - k)^2)
+// with k = the row's first element, so that var = s2/n - (s1/n)^2 does not cancel when |mean| >> std.
+struct MomentState {
+  float k;
+  float s1;
+  float s2;
+};
+template <class T>
+struct MomentOps {
+  using State = MomentState;
+  const T* x;
+  int64_t cols;
+  __device__ __forceinline__ State init(int64_t row) const { return {to_float(x[row * cols]), 0.f, 0.f}; }
+  template <int N>
+  __device__ __forceinline__ void add(State& st, const float (&v)[N], int64_t) const {
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+      const float d = v[j] - st.k;
+      st.s1 += d;
+      st.s2 = fmaf(d, d, st.s2);
+    }
+  }
+  __device__ __forceinline__ State combine(const State& a, const State& b) const {
+    return {a.k, a.s1 + b.s1, a.s2 + b.s2};
+  }
+};
+
+// ----------------------------------------------------------------------------------------------------
+// Streaming range reduction: thread t of nt accumulates elements [0, n) of p into st. idx0 is the
+// index of p[0] (for argmax). Any element-aligned p: a scalar head up to the first 16-byte boundary,
+// 16-byte vectors (kUnroll loads in flight per thread, predicated, so short rows keep them in flight
+// too), a scalar tail. Each thread sees its elements in increasing index order.
+// ----------------------------------------------------------------------------------------------------
+#ifndef FW_ROWWISE_UNROLL
+#define FW_ROWWISE_UNROLL 4
+#endif
+constexpr int kUnroll = FW_ROWWISE_UNROLL;
+
+template <class T, class R>
+__device__ __forceinline__ void range_accumulate(const T* __restrict__ p, int n, int64_t idx0, int t, int nt,
+                                                 const R& red, typename R::State& st) {
+  constexpr int VEC = vec_of<T>();
+  using Vec = Packet<T, VEC>;
+  int head = int(((16 - (reinterpret_cast<uintptr_t>(p) & 15)) & 15) / sizeof(T));
+  if (head > n) head = n;
+  if (t < head) {
+    const float v[1] = {to_float(p[t])};
+    red.add(st, v, idx0 + t);
+  }
+  const Vec* q = reinterpret_cast<const Vec*>(p + head);
+  const int m = n - head;
+  const int nvec = m / VEC;
+  const int64_t qidx = idx0 + head;
+  for (int i = t; i < nvec; i += kUnroll * nt) {
+    Vec raw[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      if (i + u * nt < nvec) raw[u] = q[i + u * nt];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int k = i + u * nt;
+      if (k < nvec) {
+        float a[VEC];
+        unpack<T, VEC>(raw[u], a);
+        red.add(st, a, qidx + int64_t(k) * VEC);
+      }
+    }
+  }
+  const int tail = m - nvec * VEC;
+  if (t < tail) {
+    const float v[1] = {to_float(p[head + nvec * VEC + t])};
+    red.add(st, v, qidx + int64_t(nvec) * VEC + t);
+  }
+}
+
+// Jobs of `group` threads (job = row * splits + piece), 256-thread blocks. With splits == 1 the result
+// goes to red.write(row, state), else to partials[job] for row_finalize_kernel.
+template <class T, class R>
+__global__ void __launch_bounds__(kBlock, 3) row_reduce_kernel(const T* __restrict__ x, int64_t rows, int64_t cols,
+                                                               int64_t chunk, int64_t splits, int group, R red,
+                                                               typename R::State* __restrict__ partials) {
+  using State = typename R::State;
+  const int t = int(threadIdx.x) & (group - 1);
+  const int64_t job = int64_t(blockIdx.x) * (kBlock / group) + int(threadIdx.x) / group;
+  const int64_t jobs = rows * splits;
+  const bool active = job < jobs;
+  if (group == 32 && !active) return;  // whole warp; no barrier below for single-warp jobs
+  const int64_t row = (active ? job : jobs - 1) / splits;
+  const int64_t c0 = (job - row * splits) * chunk;
+  const State id = red.init(row);
+  State st = id;
+  if (active) {
+    const int n = int((cols - c0 < chunk) ? cols - c0 : chunk);
+    range_accumulate(x + row * cols + c0, n, c0, t, group, red, st);
+  }
+  auto comb = [&](const State& a, const State& b) { return red.combine(a, b); };
+  st = warp_allreduce(st, comb);
+  if (group > 32) {  // uniform: every thread of the block reaches the barrier
+    __shared__ State slots[kBlock / 32];
+    const int warp = int(threadIdx.x) >> 5;
+    if ((threadIdx.x & 31) == 0) slots[warp] = st;
+    __syncthreads();
+    if (t == 0) {
+      const int w0 = warp & ~(group / 32 - 1);
+      st = slots[w0];
+      for (int k = 1; k < group / 32; ++k) st = red.combine(st, slots[w0 + k]);
+    }
+  }
+  if (t == 0 && active) {
+    if (splits == 1)
+      red.write(row, st);
+    else
+      partials[job] = st;
+  }
+}
+
+// One block per row: combines the row's `splits` partial states and writes the result.
+template <class R>
+__global__ void __launch_bounds__(256) row_finalize_kernel(const typename R::State* __restrict__ partials,
+                                                           int64_t splits, R red) {
+  using State = typename R::State;
+  const int64_t row = blockIdx.x;
+  const State id = red.init(row);
+  State st = id;
+  for (int64_t k = threadIdx.x; k < splits; k += blockDim.x) st = red.combine(st, partials[row * splits + k]);
+  st = block_allreduce(st, [&](const State& a, const State& b) { return red.combine(a, b); }, id);
+  if (threadIdx.x == 0) red.write(row, st);
+}
+
+// Kernel 1 of a streamed row reduction with reducer R over x [rows, cols] (R::write ends it when the
+// plan does not split; otherwise partials go to ws). Returns the plan.
+template <class T, class R>
+RowPlan launch_row_reduce_pass(const T* x, int64_t rows, int64_t cols, const R& red, void* ws, std::size_t ws_bytes,
+                               cudaStream_t stream) {
+  using State = typename R::State;
+  FW_REQUIRE(rows > 0 && cols > 0, "empty tensor");
+  const RowPlan plan = plan_rows(rows, cols, vec_of<T>(), resident_blocks(row_reduce_kernel<T, R>));
+  FW_REQUIRE(plan.chunk < (int64_t(1) << 31) - 64, "row too long for one job (2^31 elements)");
+  State* partials = nullptr;
+  if (plan.splits > 1) {
+    FW_REQUIRE(ws != nullptr && ws_bytes >= std::size_t(rows * plan.splits) * sizeof(State),
+               "workspace too small for the split row reduction");
+    partials = static_cast<State*>(ws);
+  }
+  const int64_t jobs = rows * plan.splits;
+  const int64_t blocks = ceil_div(jobs, kBlock / plan.group);
+  FW_REQUIRE(blocks < (int64_t(1) << 31), "too many rows");
+  row_reduce_kernel<T, R><<<unsigned(blocks), kBlock, 0, stream>>>(x, rows, cols, plan.chunk, plan.splits,
+                                                                   plan.group, red, partials);
+  FW_CHECK_LAUNCH();
+  return plan;
+}
+
+// The whole streamed row reduction: kernel 1, then (split plans) the per-row finalize.
+template <class T, class R>
+void launch_row_reduce(const T* x, int64_t rows, int64_t cols, const R& red, void* ws, std::size_t ws_bytes,
+                       cudaStream_t stream) {
+  const RowPlan plan = launch_row_reduce_pass(x, rows, cols, red, ws, ws_bytes, stream);
+  if (plan.splits > 1) {
+    row_finalize_kernel<R><<<unsigned(rows), 256, 0, stream>>>(static_cast<typename R::State*>(ws), plan.splits, red);
+    FW_CHECK_LAUNCH();
+  }
+}
+
+// Workspace a split plan may need (16 bytes per partial state: the largest one).
+inline std::size_t row_reduce_workspace_bytes(int64_t rows, int64_t cols) {
+  const int64_t s = max_splits(rows, cols);
+  return s > 1 ? std::size_t(rows * s) * 16 : 0;
+}
+
+}  // namespace rowwise
+}  // namespace fw
