@@ -80,7 +80,8 @@ std::vector<Shape> bmm_shapes(SizeClass c) {
 // Tails, K = 1, a single row, K not a multiple of 8 (the portable path), and aligned odd shapes (the
 // TMA path with partial tiles).
 std::vector<Shape> mm_test_shapes() {
-  return {{1000, 1000, 1000}, {4095, 257, 513}, {64, 64, 1}, {1, 4096, 4096}, {17, 33, 4095}, {300, 520, 136}};
+  return {{1000, 1000, 1000}, {4095, 257, 513}, {64, 64, 1}, {1, 4096, 4096}, {17, 33, 4095}, {300, 520, 136},
+          {16, 1031, 1030}, {5, 4097, 777}, {3, 300, 5000}};
 }
 
 OpDef make_gemm_op(const std::string& name, const std::string& description) {

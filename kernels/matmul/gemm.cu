@@ -1,4 +1,5 @@
 // fw::gemm: argument checks and the choice of path (matmul.hpp lists the paths and their rules).
+//   fp32, M <= 16, batch 1                -> skinny streaming kernel (gemm_skinny.cu)
 //   fp32                                  -> SIMT kernel (gemm_simt.cu)
 //   fp16/bf16, cc 9.0, tensor-map rules   -> TMA + wgmma kernel (gemm_sm90.cu), tile config by size
 //   fp16/bf16 otherwise                   -> mma.sync kernel (gemm_mma.cu)
@@ -59,6 +60,7 @@ void gemm(DType dt, GemmLayout b_layout, const void* A, const void* B, const voi
   const detail::GemmArgs a = make_args(dt, b_layout, A, B, bias, C, batch, M, N, K);
   if (batch == 0 || M == 0 || N == 0) return;
   if (K == 0) return detail::gemm_fill_bias(a, stream);
+  if (detail::skinny_supported(a)) return detail::gemm_skinny(a, stream);
   if (dt == DType::f32) return detail::gemm_simt(a, stream);
   if (detail::sm90_supported(a)) return detail::gemm_sm90(a, detail::sm90_pick(a), stream);
   detail::gemm_mma(a, stream);
@@ -69,6 +71,7 @@ std::string gemm_path(DType dt, GemmLayout b_layout, const void* A, const void* 
   const detail::GemmArgs a = make_args(dt, b_layout, A, B, nullptr, const_cast<void*>(C), batch, M, N, K);
   if (batch == 0 || M == 0 || N == 0) return "empty";
   if (K == 0) return "fill_bias";
+  if (detail::skinny_supported(a)) return "skinny_f32";
   if (dt == DType::f32) return detail::simt_vector_ok(a) ? "simt_f32_vec4" : "simt_f32_scalar";
   if (detail::sm90_supported(a)) return std::string("sm90_tma_wgmma ") + detail::sm90_config_name(detail::sm90_pick(a));
   return detail::mma_vector_ok(a) ? "mma_sync_cp_async" : "mma_sync_scalar";

@@ -58,6 +58,10 @@ int sm90_resident_clusters(Sm90Config c);  // the occupancy API's answer (SM cou
 bool mma_vector_ok(const GemmArgs& a);  // cp.async 16-byte path possible
 void gemm_mma(const GemmArgs& a, cudaStream_t s, bool force_scalar = false);
 
+// ---- fp32 decode-like shapes (M <= 16, batch 1), gemm_skinny.cu ------------------------------------------
+bool skinny_supported(const GemmArgs& a);
+void gemm_skinny(const GemmArgs& a, cudaStream_t s);
+
 // ---- fp32 SIMT, gemm_simt.cu -------------------------------------------------------------------------
 bool simt_vector_ok(const GemmArgs& a);  // 16-byte loads possible
 // Tile configurations: 0 = 128x128 k8, 1 = 128x128 k16, 2 = 64x64 k16, 3 = 128x64 k16,

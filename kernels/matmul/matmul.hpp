@@ -3,6 +3,7 @@
 // accumulation, output rounded once to the input dtype.
 //
 // Paths, chosen per call (gemm_path() names the one a call would take):
+//   fp32, M <= 16     streaming kernel over B with split-K (gemm_skinny.cu), batch 1 only.
 //   fp32              SIMT kernel: 128x128 block tile (128x64 below one wave of blocks), 8x8 outputs per
 //                     thread, double-buffered shared memory, 16-byte loads when the rows allow it
 //                     (gemm_simt.cu). `allow_tf32` is accepted and, for now, ignored: the result is

@@ -159,39 +159,52 @@ ProblemResult ProblemRunner::run(const Problem& p) {
     fw_row = failed(ImplKind::framework, Status::failed, "not verified: LibTorch's reference did not run (" + th_row.message + ")");
   }
 
-  auto time_it = [&](ImplResult& row, const Prepared& prep) {
-    row = guarded(row.impl, [&] {
-      ImplResult r = row;
-      Measurement m = measure(prep.launch, timing, l2, kStream);
-      r.pure = m.pure;
-      r.real = m.real;
-      double extra = double(prep.workspace_bytes);
-      if (r.impl == ImplKind::framework) extra += double(setup->io().workspace_bytes);
-      if (prep.uses_torch_allocator) extra += double(reference::torch_peak_extra_bytes(prep.launch, kStream));
-      r.memory_mb = operand_mb + extra / (1 << 20);
-      return r;
-    });
-  };
-
-  if (fw && fw_row.status == Status::ok) time_it(fw_row, *fw);
-  if (th && th_row.status == Status::ok) time_it(th_row, *th);
-  res.impls.push_back(fw_row);
-  res.impls.push_back(th_row);
-
-  // Vendor libraries, timed right after.
+  // Vendor libraries: prepared and run once (a library that refuses the problem says so here).
+  std::vector<ImplResult> vendor_rows;
+  std::vector<std::unique_ptr<Prepared>> vendor_preps;
   for (const Impl& v : op.impls) {
     if (v.kind != ImplKind::cudnn && v.kind != ImplKind::cublas) continue;
-    ImplResult row{v.kind};
     std::unique_ptr<Prepared> vp;
-    row = guarded(v.kind, [&] {
+    vendor_rows.push_back(guarded(v.kind, [&] {
       vp = std::make_unique<Prepared>(v.prepare(setup->bindings(v.kind)));
       vp->launch(kStream);
       OPBENCH_CUDA_CHECK(cudaStreamSynchronize(kStream));
       return ImplResult{v.kind};
-    });
-    if (vp && row.status == Status::ok) time_it(row, *vp);
-    res.impls.push_back(row);
+    }));
+    vendor_preps.push_back(std::move(vp));
   }
+
+  // Every implementation that is ready is timed, interleaved, then its memory is measured.
+  std::vector<std::pair<ImplResult*, const Prepared*>> ready;
+  if (fw && fw_row.status == Status::ok) ready.emplace_back(&fw_row, fw.get());
+  if (th && th_row.status == Status::ok) ready.emplace_back(&th_row, th.get());
+  for (std::size_t i = 0; i < vendor_rows.size(); ++i)
+    if (vendor_preps[i] && vendor_rows[i].status == Status::ok) ready.emplace_back(&vendor_rows[i], vendor_preps[i].get());
+  try {
+    std::vector<Launch> launches;
+    for (const auto& r : ready) launches.push_back(r.second->launch);
+    const std::vector<Measurement> m = measure(launches, timing, l2, kStream);
+    for (std::size_t j = 0; j < ready.size(); ++j) {
+      ImplResult& row = *ready[j].first;
+      const Prepared& prep = *ready[j].second;
+      row.pure = m[j].pure;
+      row.real = m[j].real;
+      row = guarded(row.impl, [&] {
+        ImplResult r = row;
+        double extra = double(prep.workspace_bytes);
+        if (r.impl == ImplKind::framework) extra += double(setup->io().workspace_bytes);
+        if (prep.uses_torch_allocator) extra += double(reference::torch_peak_extra_bytes(prep.launch, kStream));
+        r.memory_mb = operand_mb + extra / (1 << 20);
+        return r;
+      });
+    }
+  } catch (const std::exception& e) {
+    (void)cudaGetLastError();
+    for (const auto& r : ready) *r.first = failed(r.first->impl, Status::failed, std::string("timing: ") + e.what());
+  }
+  res.impls.push_back(fw_row);
+  res.impls.push_back(th_row);
+  for (const ImplResult& r : vendor_rows) res.impls.push_back(r);
   setup.reset();
   reference::torch_empty_cache();
   return res;

@@ -11,7 +11,7 @@ namespace opbench {
 
 TimingConfig fast_timing(TimingConfig c) {
   c.warmup = 2;
-  c.warmup_ms = 3;
+  c.warmup_ms = 10;
   c.min_samples = 8;
   c.max_samples = 30;
   c.budget_ms = 15;
@@ -85,37 +85,58 @@ int sample_count(double estimate_ms, const TimingConfig& c) {
 
 }  // namespace
 
-Measurement measure(const Launch& launch, const TimingConfig& c, L2Flusher& l2, cudaStream_t s) {
+std::vector<Measurement> measure(const std::vector<Launch>& launches, const TimingConfig& c, L2Flusher& l2,
+                                 cudaStream_t s) {
+  const std::size_t k = launches.size();
+  std::vector<Measurement> out(k);
+  if (k == 0) return out;
   EventPair ev;
-  // Warm up by count and by time: after the host-side work of the correctness gate the GPU may have
-  // dropped its clocks, and a few short launches do not bring them back (seen on H100: whole sample
-  // sets 3x slow with a low spread).
-  double estimate = 0, warm = 0;
-  for (int i = 0; i < std::max(c.warmup, 1) || (warm < c.warmup_ms && i < 10000); ++i) {
-    estimate = pure_sample(launch, c.l2_cold, l2, ev, s);
-    warm += estimate + kDelayUs * 1e-3 + (c.l2_cold ? 0.04 : 0.0);
+
+  // Warm up by count and by wall-clock time, all implementations in turn: after the host-side work of
+  // the correctness gate the GPU may have lowered its clocks, and a few short launches do not bring
+  // them back (seen on H100: a whole sample set 3-6x slow with a low spread, on the implementation
+  // timed first).
+  std::vector<double> estimate(k, 0.0);
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0;; ++i) {
+    for (std::size_t j = 0; j < k; ++j) estimate[j] = pure_sample(launches[j], c.l2_cold, l2, ev, s);
+    const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (i + 1 >= std::max(c.warmup, 1) && (wall >= c.warmup_ms || i >= 10000)) break;
   }
   OPBENCH_CUDA_CHECK(cudaGetLastError());
+  const int n = sample_count(*std::max_element(estimate.begin(), estimate.end()), c);
 
-  Measurement m;
-  const int n = sample_count(estimate, c);
-  // A spread beyond the reliability threshold (a clock change, another process) is sampled again, up
-  // to twice; the last set is reported, flagged if it is still unreliable.
-  auto sample_set = [&](auto&& one) {
-    TimeStats st;
-    for (int attempt = 0; attempt < 3; ++attempt) {
+  // Samples are interleaved (one of each implementation per round), so a drift of the clocks or of
+  // anything else on the machine lands on all of them alike.
+  auto interleaved = [&](auto&& one, auto&& store) {
+    std::vector<std::vector<double>> v(k);
+    for (auto& x : v) x.reserve(n);
+    for (int i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < k; ++j) v[j].push_back(one(launches[j]));
+    for (std::size_t j = 0; j < k; ++j) store(j, compute_stats(std::move(v[j]), c.outlier_filter));
+  };
+  // A set whose spread is beyond the reliability threshold is sampled again on its own, up to twice;
+  // the last set is reported (flagged if it is still unreliable).
+  auto resample = [&](auto&& one, std::optional<TimeStats>& st, const Launch& launch) {
+    for (int attempt = 0; attempt < 2 && st && !st->reliable; ++attempt) {
       std::vector<double> v;
       v.reserve(n);
-      for (int i = 0; i < n; ++i) v.push_back(one());
+      for (int i = 0; i < n; ++i) v.push_back(one(launch));
       st = compute_stats(std::move(v), c.outlier_filter);
-      if (st.reliable) break;
     }
-    return st;
   };
-  if (c.pure) m.pure = sample_set([&] { return pure_sample(launch, c.l2_cold, l2, ev, s); });
-  if (c.real) m.real = sample_set([&] { return real_sample(launch, c.l2_cold, l2, s); });
+  auto pure_one = [&](const Launch& l) { return pure_sample(l, c.l2_cold, l2, ev, s); };
+  auto real_one = [&](const Launch& l) { return real_sample(l, c.l2_cold, l2, s); };
+  if (c.pure) {
+    interleaved(pure_one, [&](std::size_t j, TimeStats st) { out[j].pure = st; });
+    for (std::size_t j = 0; j < k; ++j) resample(pure_one, out[j].pure, launches[j]);
+  }
+  if (c.real) {
+    interleaved(real_one, [&](std::size_t j, TimeStats st) { out[j].real = st; });
+    for (std::size_t j = 0; j < k; ++j) resample(real_one, out[j].real, launches[j]);
+  }
   OPBENCH_CUDA_CHECK(cudaGetLastError());
-  return m;
+  return out;
 }
 
 }  // namespace opbench

@@ -5,12 +5,14 @@
 //  - real: host wall clock around launch + stream synchronize: what an eager user waits for.
 //  - cold L2 (default): an L2-sized buffer is written on the stream before each sample, outside the
 //    timed region, so inputs come from HBM as they do in a real model. warm: no flush.
-// Samples adapt to the op's time (a time budget per implementation, within min/max counts) and are
-// summarized by the median after the IQR outlier filter.
+// The implementations of a problem are sampled interleaved, after a wall-clock warm-up. Sample counts
+// adapt to the op's time (a time budget, within min/max counts) and are summarized by the median after
+// the IQR outlier filter.
 #pragma once
 #include <cuda_runtime_api.h>
 
 #include <optional>
+#include <vector>
 
 #include "opbench/op.hpp"
 #include "opbench/result.hpp"
@@ -24,7 +26,7 @@ struct TimingConfig {
   bool l2_cold = true;
   bool outlier_filter = true;
   int warmup = 3;
-  double warmup_ms = 5;   // and at least this much device time, so clocks are up after idle host work
+  double warmup_ms = 25;  // and at least this much wall-clock time, so clocks are up after idle host work
   int min_samples = 10;
   int max_samples = 100;
   double budget_ms = 40;  // target sampling time per implementation and mode (flush and delay included)
@@ -66,7 +68,9 @@ struct Measurement {
   std::optional<TimeStats> real;
 };
 
-// Warms up, then samples `launch` in the configured modes. Throws on a CUDA error.
-Measurement measure(const Launch& launch, const TimingConfig& cfg, L2Flusher& l2, cudaStream_t s);
+// Warms up, then samples the implementations of one problem in the configured modes, interleaved
+// (one sample of each per round). One Measurement per launch, in order. Throws on a CUDA error.
+std::vector<Measurement> measure(const std::vector<Launch>& launches, const TimingConfig& cfg, L2Flusher& l2,
+                                 cudaStream_t s);
 
 }  // namespace opbench
