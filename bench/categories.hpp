@@ -36,7 +36,8 @@ std::vector<Shape> rowwise_shapes(SizeClass c, const std::vector<Shape>& extra);
 // Transformer activations: rows 4096 and 16384 x hidden 768, 896, 1024, 4096, 8192, and [1, 262144].
 const std::vector<Shape>& transformer_shapes();
 
-// The shapes GPU tests run every op on unless the op says otherwise: 1, 3, 4097, 1023x1025, 1x65537.
+// The shapes GPU tests run every op on unless the op says otherwise: 1, 3, 4097, 1023x1025, 1x65537,
+// 65537x1, 16x5003.
 const std::vector<Shape>& odd_shapes();
 
 }  // namespace opbench::bench
