@@ -29,11 +29,12 @@ struct ColPlan {
 // partial wave would idle most of the GPU), each thread keeping >= 8 rows, at most 64 splits.
 ColPlan plan_cols(int64_t rows, int64_t cols, int vec, int64_t resident) {
   const int64_t cv = ceil_div(cols, vec);
-  // Up to 8 threads along the rows, fewer when there are few rows (each keeping >= 32 of them): a
+  // Up to 8 threads along the rows, fewer when there are few rows (each keeping >= 32 of them) and the
+  // wider blocks still fill the GPU: a
   // [16, 1M] input is a stream with 16 rows per column, where 8 row threads left each 2 rows and a
   // shared-memory combine per block (measured on H100: bf16 0.36-0.58x LibTorch with 8).
   int by = 8;
-  while (by > 1 && rows < int64_t(by) * 32) by /= 2;
+  while (by > 1 && rows < int64_t(by) * 32 && ceil_div(cv, 512 / by) >= resident) by /= 2;  // GPU still full
   int bx = 256 / by;
   while (bx > 1 && bx / 2 >= cv) bx /= 2;  // narrow problems: fewer lanes along the columns
   by = 256 / bx;
