@@ -167,7 +167,11 @@ void write_recommendations(const Summary& s, std::ostream& os) {
   for (std::size_t i = 0; i < s.recommendations.size(); ++i) {
     const Recommendation& r = s.recommendations[i];
     os << "### " << i + 1 << ". " << r.title << "\n\n" << r.detail << "\n\n";
-    for (const auto& item : r.items) os << "- " << item << '\n';
+    // A long list buries the point: the first kMaxItems, then how many more the detailed results hold.
+    constexpr std::size_t kMaxItems = 25;
+    for (std::size_t k = 0; k < r.items.size() && k < kMaxItems; ++k) os << "- " << r.items[k] << '\n';
+    if (r.items.size() > kMaxItems)
+      os << "- … and " << r.items.size() - kMaxItems << " more (see the detailed results)\n";
     os << '\n';
   }
 }

@@ -104,13 +104,39 @@ Recommendation launch_bound(const std::vector<Row>& rows) {
                   "Fuse them with neighbouring ops or capture call sequences in CUDA graphs.",
                   kLaunchBoundMs * 1000, kLaunchBoundCopyPct),
       {}};
+  // One item per op and dtype: a category run has dozens of small problems of each op.
+  std::map<std::pair<std::string, int>, std::vector<const Row*>> groups;
+  std::vector<std::pair<std::string, int>> order;
   for (const auto& r : rows) {
     if (r.status != Status::ok || !r.fw.timed() || r.fw.time_ms >= kLaunchBoundMs) continue;
     if (!r.fw.copy_efficiency || *r.fw.copy_efficiency >= kLaunchBoundCopyPct) continue;
-    rec.items.push_back(fmt::format("{} ({}): {} ms, {} GB/s = {} of measured copy; LibTorch {} ms",
-                                    problem_label(*r.p), size_class_name(r.p->size_class), fmt_ms(r.fw.time_ms),
-                                    fmt_gbps(r.fw.throughput_gbps), fmt_pct(r.fw.copy_efficiency),
-                                    r.torch.timed() ? fmt_ms(r.torch.time_ms) : kDash));
+    const auto key = std::make_pair(r.p->op, int(r.p->dtype));
+    if (!groups.count(key)) order.push_back(key);
+    groups[key].push_back(&r);
+  }
+  for (const auto& key : order) {
+    const auto& g = groups[key];
+    const Row& r = *g.front();
+    if (g.size() == 1) {
+      rec.items.push_back(fmt::format("{} ({}): {} ms, {} GB/s = {} of measured copy; LibTorch {} ms",
+                                      problem_label(*r.p), size_class_name(r.p->size_class), fmt_ms(r.fw.time_ms),
+                                      fmt_gbps(r.fw.throughput_gbps), fmt_pct(r.fw.copy_efficiency),
+                                      r.torch.timed() ? fmt_ms(r.torch.time_ms) : kDash));
+      continue;
+    }
+    std::string shapes;
+    double t_lo = 1e300, t_hi = 0, c_lo = 1e300, c_hi = 0, th_lo = 1e300, th_hi = 0;
+    for (const Row* x : g) {
+      shapes += (shapes.empty() ? "" : ", ") + shape_str(x->p->shape);
+      t_lo = std::min(t_lo, x->fw.time_ms), t_hi = std::max(t_hi, x->fw.time_ms);
+      c_lo = std::min(c_lo, *x->fw.copy_efficiency), c_hi = std::max(c_hi, *x->fw.copy_efficiency);
+      if (x->torch.timed()) th_lo = std::min(th_lo, x->torch.time_ms), th_hi = std::max(th_hi, x->torch.time_ms);
+    }
+    std::string item = fmt::format("{} {}: {} problems ({}): {}–{} ms, {}–{} of measured copy", r.p->op,
+                                   dtype_name(r.p->dtype), g.size(), shapes, fmt_ms(t_lo), fmt_ms(t_hi),
+                                   fmt_pct(c_lo), fmt_pct(c_hi));
+    if (th_hi > 0) item += fmt::format("; LibTorch {}–{} ms", fmt_ms(th_lo), fmt_ms(th_hi));
+    rec.items.push_back(item);
   }
   return rec;
 }

@@ -245,6 +245,20 @@ TEST(Recommendations, LaunchBoundOnlyWhenShortAndLowBandwidth) {
   EXPECT_EQ(find_rec(s, "Launch-bound"), nullptr);
 }
 
+TEST(Recommendations, LaunchBoundGroupsAnOpsProblems) {
+  ProblemResult a = problem("relu", Category::activation, SizeClass::small, 0.005, 0.004, 1e6);
+  ProblemResult b = problem("relu", Category::activation, SizeClass::small, 0.005, 0.006, 2e6);
+  b.shape = {512, 512};
+  const ProblemResult c = problem("sigmoid", Category::activation, SizeClass::small, 0.005, 0.005, 1e6);
+  const Summary s = summarize(run({a, b, c}));
+  const Recommendation* r = find_rec(s, "Launch-bound");
+  ASSERT_NE(r, nullptr);
+  ASSERT_EQ(r->items.size(), 2u);  // relu's two problems in one item, sigmoid's in another
+  EXPECT_NE(r->items[0].find("relu fp32: 2 problems (1024x1024, 512x512)"), std::string::npos) << r->items[0];
+  EXPECT_NE(r->items[0].find("0.00400–0.00600 ms"), std::string::npos) << r->items[0];
+  EXPECT_NE(r->items[1].find("sigmoid 1024x1024 fp32"), std::string::npos) << r->items[1];
+}
+
 TEST(Recommendations, LowBandwidthOnlyAtLargeSizesAndMemoryBound) {
   // 1e9 bytes in 1 ms = 50% of copy.
   Summary s = summarize(run({problem("add", Category::element, SizeClass::very_large, 1.0, 1.0, 1e9)}));
