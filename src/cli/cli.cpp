@@ -45,7 +45,7 @@ const char* kExamples = R"(Examples:
   bench_ops --op softmax --shape 4096x151936   any shape you name
   bench_ops --category all --dtype fp32,bf16   what scripts/run.sh runs
   bench_ops --op add --timing both --l2 warm   device and host timings, hot cache
-  bench_ops --op add --benchmark_filter=large  Google Benchmark's own flags still work
+  bench_ops --op add --benchmark_filter=bf16/4096  Google Benchmark's flags (names: category/op/dtype/shape)
 
 Exit codes:
   0 every result correct   1 an incorrect result or a failed op (reports still written)
