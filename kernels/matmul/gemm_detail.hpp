@@ -43,9 +43,9 @@ const char* sm90_config_name(Sm90Config c);
 // rules hold (16-byte aligned A and B, row strides multiples of 16 bytes).
 bool sm90_supported(const GemmArgs& a);
 Sm90Config sm90_pick(const GemmArgs& a);
-// b_desc_swap (tests only): exchange the leading/stride byte offsets of the N-major B descriptor.
+// b_desc_swap (tuning experiments only; no product path sets it): exchange the leading/stride byte offsets of the N-major B descriptor.
 void gemm_sm90(const GemmArgs& a, Sm90Config c, cudaStream_t s, int b_desc_swap = 0);
-// Tests only: overrides for tuning experiments (0 = default).
+// Overrides for tuning experiments (0 = default); no product path sets them.
 struct Sm90Debug {
   int max_clusters = 0;  // cap on the persistent grid, in clusters
   int direct_store = 0;  // 1: registers -> global epilogue even when TMA stores are possible
@@ -68,7 +68,7 @@ bool simt_vector_ok(const GemmArgs& a);  // 16-byte loads possible
 // 4 = 128x128 k8 with 4x8-thread warps, 5 = 64x64 k16 with 4x8-thread warps, 6 = config 4 with one
 // block per SM (up to 255 registers).
 int simt_pick(const GemmArgs& a);
-int& simt_debug_config();  // tests only: >= 0 forces a configuration
+int& simt_debug_config();  // tuning experiments only: >= 0 forces a configuration
 void gemm_simt(const GemmArgs& a, cudaStream_t s, bool force_scalar = false);
 
 // ---- K == 0: C = bias (or 0), gemm_simt.cu ---------------------------------------------------------
