@@ -157,6 +157,18 @@ std::string render_index(const std::vector<IndexEntry>& entries,
 
 }  // namespace
 
+void check_writable(const std::string& dir) {
+  // Creates nothing: the folder, or the nearest part of its path that exists, must be a writable folder.
+  std::error_code ec;
+  fs::path p = fs::absolute(dir, ec);
+  if (ec) throw ReportWriteError(fmt::format("cannot use report folder {}: {}", dir, ec.message()));
+  while (!fs::exists(p, ec) && p.has_parent_path() && p != p.parent_path()) p = p.parent_path();
+  if (!fs::is_directory(p, ec))
+    throw ReportWriteError(fmt::format("cannot create report folder {}: {} is not a folder", dir, p.string()));
+  if (::access(p.c_str(), W_OK | X_OK) != 0)
+    throw ReportWriteError(fmt::format("cannot write report folder {}: {}: {}", dir, p.string(), std::strerror(errno)));
+}
+
 void write_file_atomic(const std::string& path, const std::string& content) {
   std::vector<Pending> files{{path, content, {}}};
   commit(files);

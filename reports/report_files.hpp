@@ -32,6 +32,11 @@ std::vector<std::string> write_reports(const RunResults& results, const std::str
 // Throws ReportWriteError when the index cannot be written.
 void refresh_index(const std::string& dir);
 
+// Before a run: checks, creating nothing, that `dir` (or the nearest existing part of its path) is a
+// writable folder, so an unwritable --output-dir is reported before any GPU time is spent. Throws
+// ReportWriteError.
+void check_writable(const std::string& dir);
+
 // Writes `content` to `path` atomically (temporary file + fsync + rename); throws ReportWriteError.
 void write_file_atomic(const std::string& path, const std::string& content);
 

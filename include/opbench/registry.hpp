@@ -48,6 +48,15 @@ struct ProblemFilter {
   bool fast = false;                          // the first two shapes of each class
 };
 
+// A problem whose op cannot read its shape (OpDef::io throws std::invalid_argument, e.g. --shape 7 for
+// a 4-D permute), with the op's reason.
+struct Rejected {
+  Problem problem;
+  std::string reason;
+};
+// Removes such problems from `problems` and returns them.
+std::vector<Rejected> reject_unreadable_shapes(std::vector<Problem>& problems);
+
 // Problems in a stable order: op (registry order), dtype, size class, shape. Throws std::invalid_argument
 // for an unknown op name.
 std::vector<Problem> select_problems(const Registry& reg, const ProblemFilter& f);

@@ -211,6 +211,29 @@ ProblemResult ProblemRunner::run(const Problem& p) {
 }
 
 int run_benchmarks(const Options& opt, const Registry& reg) {
+  std::vector<Problem> problems;
+  try {
+    problems = select_problems(reg, opt.filter);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "bench_ops: " << e.what() << "\n";
+    return kExitUsage;
+  }
+  const std::vector<Rejected> rejected = reject_unreadable_shapes(problems);
+  for (std::size_t i = 0; i < rejected.size() && i < 8; ++i)
+    std::cerr << "bench_ops: skipping " << rejected[i].problem.id() << ": " << rejected[i].reason << "\n";
+  if (rejected.size() > 8) std::cerr << "bench_ops: ... and " << rejected.size() - 8 << " more such problems\n";
+  if (problems.empty()) {
+    std::cerr << (rejected.empty() ? "bench_ops: the selection matches no problem (an op that lacks the dtype "
+                                     "asked for?); see --list-ops\n"
+                                   : "bench_ops: no selected op can take the shape given; see the reasons above\n");
+    return kExitUsage;
+  }
+  try {
+    reports::check_writable(opt.output_dir);
+  } catch (const std::exception& e) {
+    std::cerr << "bench_ops: " << e.what() << "\nChoose a writable directory with --output-dir DIR.\n";
+    return kExitReportWrite;
+  }
   std::string why;
   if (cuda_device_count(&why) == 0) {
     std::cerr << "bench_ops: no usable CUDA GPU (" << why
@@ -226,18 +249,6 @@ int run_benchmarks(const Options& opt, const Registry& reg) {
     return kExitNoCudaTorch;
   }
 
-  std::vector<Problem> problems;
-  try {
-    problems = select_problems(reg, opt.filter);
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "bench_ops: " << e.what() << "\n";
-    return kExitUsage;
-  }
-  if (problems.empty()) {
-    std::cerr << "bench_ops: the selection matches no problem (an op that lacks the dtype asked for?); "
-                 "see --list-ops\n";
-    return kExitUsage;
-  }
   reference::set_torch_tf32(opt.tf32);
 
   RunResults results;

@@ -83,4 +83,19 @@ std::vector<Problem> select_problems(const Registry& reg, const ProblemFilter& f
   return out;
 }
 
+std::vector<Rejected> reject_unreadable_shapes(std::vector<Problem>& problems) {
+  std::vector<Rejected> rejected;
+  std::vector<Problem> kept;
+  for (Problem& p : problems) {
+    try {
+      p.op->io(p.shape, p.dtype);
+      kept.push_back(std::move(p));
+    } catch (const std::invalid_argument& e) {
+      rejected.push_back({std::move(p), e.what()});
+    }
+  }
+  problems = std::move(kept);
+  return rejected;
+}
+
 }  // namespace opbench

@@ -129,3 +129,18 @@ TEST(Accounting, ElementBytesAndFlops) {
     for (const TensorSpec& t : op.io(s, DType::f32).inputs) EXPECT_LT(t.init.lo, t.init.hi) << op.name;
   }
 }
+
+TEST(Registry, ShapesAnOpCannotReadAreRejectedWithItsReason) {
+  const Registry& reg = global_registry();
+  ProblemFilter f;
+  f.ops = {"add", "permute_0213", "matmul"};
+  f.dtypes = {DType::f32};
+  f.custom_shapes = {{7}};
+  std::vector<Problem> problems = select_problems(reg, f);
+  ASSERT_EQ(problems.size(), 3u);
+  const std::vector<Rejected> rejected = reject_unreadable_shapes(problems);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].op->name, "add");
+  ASSERT_EQ(rejected.size(), 2u);
+  for (const Rejected& r : rejected) EXPECT_FALSE(r.reason.empty()) << r.problem.id();
+}

@@ -319,3 +319,14 @@ TEST(ReportFiles, IndexListsReportsNewestFirst) {
   EXPECT_EQ(index.find("[latest"), std::string::npos);  // latest.* are copies, not runs
   for (const auto& name : listing(tmp.path)) EXPECT_NE(name[0], '.') << "temporary left: " << name;
 }
+
+TEST(ReportFiles, CheckWritableBeforeARun) {
+  TempDir tmp;
+  EXPECT_NO_THROW(check_writable(tmp.path.string()));
+  EXPECT_NO_THROW(check_writable((tmp.path / "not" / "yet" / "there").string()));
+  EXPECT_FALSE(fs::exists(tmp.path / "not"));  // nothing created
+  const fs::path file = tmp.path / "a_file";
+  std::ofstream(file) << "x";
+  EXPECT_THROW(check_writable((file / "reports").string()), ReportWriteError);
+  EXPECT_THROW(check_writable(file.string()), ReportWriteError);
+}
