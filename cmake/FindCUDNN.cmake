@@ -14,9 +14,7 @@ list(APPEND _cudnn_hints ${CUDAToolkit_LIBRARY_ROOT} /usr/local/cuda /usr)
 
 find_path(CUDNN_INCLUDE_DIR cudnn.h HINTS ${_cudnn_hints} ${CUDAToolkit_INCLUDE_DIRS}
           PATH_SUFFIXES include include/x86_64-linux-gnu)
-# NAMES_PER_DIR: both names in each directory before the next one, so PyTorch's libcudnn.so.9 (it ships
-# no libcudnn.so) wins over a system libcudnn.so, matching the header taken from the same place.
-find_library(CUDNN_LIBRARY NAMES cudnn libcudnn.so.9 NAMES_PER_DIR HINTS ${_cudnn_hints}
+find_library(CUDNN_LIBRARY NAMES cudnn libcudnn.so.9 HINTS ${_cudnn_hints}
              PATH_SUFFIXES lib lib64 lib/x86_64-linux-gnu)
 
 set(CUDNN_VERSION "")
