@@ -1,6 +1,8 @@
 # Finds cuDNN and defines the imported target CUDNN::cudnn.
-# Search order: CUDNN_ROOT, the cuDNN inside the PyTorch LibTorch came from (so that one libcudnn is
-# loaded: LibTorch's), then the CUDA toolkit and the system.
+# Search order: CUDNN_ROOT, the cuDNN inside the PyTorch LibTorch came from, then the CUDA toolkit and
+# the system. PyTorch's wheel ships only libcudnn.so.9, so where the system also has a libcudnn.so
+# that one is linked (and loaded by LibTorch too: one libcudnn in the process); the header may then
+# come from PyTorch's newer 9.x (same API within a major version). Set CUDNN_ROOT to choose.
 set(_cudnn_hints)
 if(CUDNN_ROOT)
   list(APPEND _cudnn_hints ${CUDNN_ROOT})
