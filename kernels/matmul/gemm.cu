@@ -1,5 +1,9 @@
 // fw::gemm: argument checks and the choice of path (matmul.hpp lists the paths and their rules).
-//   fp32, M <= 16, batch 1                -> skinny streaming kernel (gemm_skinny.cu)
+//   fp32, M <= 16, batch 1                -> skinny streaming kernel (gemm_skinny.cu), TF32 allowed or not
+//   fp32, TF32 allowed, W[N,K], cc 9.0    -> TMA + wgmma TF32 kernel (gemm_sm90.cu)
+//   fp32, TF32 allowed, B[K,N], cc 9.0    -> B transposed into a scratch [N,K] (fw::layout), then the
+//                                            same wgmma kernel (TF32 wgmma reads K-major B only)
+//   fp32, TF32 allowed otherwise          -> mma.sync m16n8k8 TF32 kernel (gemm_mma.cu)
 //   fp32                                  -> SIMT kernel (gemm_simt.cu)
 //   fp16/bf16, cc 9.0, tensor-map rules   -> TMA + wgmma kernel (gemm_sm90.cu), tile config by size
 //   fp16/bf16 otherwise                   -> mma.sync kernel (gemm_mma.cu)
@@ -10,6 +14,7 @@
 #include <string>
 
 #include "kernels/common/check.hpp"
+#include "kernels/layout/layout.hpp"
 #include "kernels/common/types.cuh"
 #include "kernels/matmul/gemm_detail.hpp"
 #include "kernels/matmul/matmul.hpp"
@@ -34,9 +39,45 @@ const DeviceInfo& current_device_info() {
   return infos[dev];
 }
 
+// One grow-only scratch buffer per device for the TF32 path's transposed B (freed at exit). Growing
+// it frees and allocates (synchronizing the device), which happens on the first calls of a size only.
+void* tf32_scratch(size_t bytes) {
+  struct Buf {
+    void* p = nullptr;
+    size_t n = 0;
+    ~Buf() {
+      if (p) (void)cudaFree(p);
+    }
+  };
+  static std::mutex mu;
+  static Buf bufs[64];
+  int dev = 0;
+  FW_CUDA_CHECK(cudaGetDevice(&dev));
+  FW_REQUIRE(dev >= 0 && dev < 64, "device ordinal out of range");
+  std::lock_guard<std::mutex> lock(mu);
+  Buf& b = bufs[dev];
+  if (b.n < bytes) {
+    if (b.p) FW_CUDA_CHECK(cudaFree(b.p));
+    b.p = nullptr;
+    b.n = 0;
+    FW_CUDA_CHECK(cudaMalloc(&b.p, bytes));
+    b.n = bytes;
+  }
+  return b.p;
+}
+
 }  // namespace detail
 
 namespace {
+
+// fp32 with TF32 allowed and B as [K, N] on the wgmma path: the arguments with B^T in the scratch.
+bool tf32_transposed_ok(const detail::GemmArgs& a) {
+  if (a.dt != DType::f32 || a.b_layout != GemmLayout::kn) return false;
+  detail::GemmArgs t = a;
+  t.b_layout = GemmLayout::nk;
+  t.B = nullptr;  // stands for the scratch (cudaMalloc'ed, so aligned) in the alignment rules
+  return detail::sm90_supported(t, true);
+}
 
 detail::GemmArgs make_args(DType dt, GemmLayout bl, const void* A, const void* B, const void* bias, void* C,
                            int64_t batch, int64_t M, int64_t N, int64_t K) {
@@ -56,23 +97,43 @@ detail::GemmArgs make_args(DType dt, GemmLayout bl, const void* A, const void* B
 
 void gemm(DType dt, GemmLayout b_layout, const void* A, const void* B, const void* bias, void* C, int64_t batch,
           int64_t M, int64_t N, int64_t K, bool allow_tf32, cudaStream_t stream) {
-  (void)allow_tf32;  // fp32 stays true fp32 (see matmul.hpp)
   const detail::GemmArgs a = make_args(dt, b_layout, A, B, bias, C, batch, M, N, K);
   if (batch == 0 || M == 0 || N == 0) return;
   if (K == 0) return detail::gemm_fill_bias(a, stream);
+  // M <= 16 streams B once whatever the precision: exact fp32 there costs nothing over TF32.
   if (detail::skinny_supported(a)) return detail::gemm_skinny(a, stream);
+  if (dt == DType::f32 && allow_tf32) {
+    if (detail::sm90_supported(a, true)) return detail::gemm_sm90(a, detail::sm90_pick(a), stream);
+    if (tf32_transposed_ok(a)) {
+      detail::GemmArgs t = a;
+      t.b_layout = GemmLayout::nk;
+      t.B = detail::tf32_scratch(size_t(batch * K * N) * sizeof(float));
+      layout::transpose_last2(a.B, const_cast<void*>(t.B), batch, K, N, dt, stream);
+      return detail::gemm_sm90(t, detail::sm90_pick(t), stream);
+    }
+    return detail::gemm_mma(a, stream);
+  }
   if (dt == DType::f32) return detail::gemm_simt(a, stream);
   if (detail::sm90_supported(a)) return detail::gemm_sm90(a, detail::sm90_pick(a), stream);
   detail::gemm_mma(a, stream);
 }
 
 std::string gemm_path(DType dt, GemmLayout b_layout, const void* A, const void* B, const void* C, int64_t batch,
-                      int64_t M, int64_t N, int64_t K) {
+                      int64_t M, int64_t N, int64_t K, bool allow_tf32) {
   const detail::GemmArgs a = make_args(dt, b_layout, A, B, nullptr, const_cast<void*>(C), batch, M, N, K);
   if (batch == 0 || M == 0 || N == 0) return "empty";
   if (K == 0) return "fill_bias";
   if (detail::skinny_supported(a)) return "skinny_f32";
-  if (dt == DType::f32) return detail::simt_vector_ok(a) ? "simt_f32_vec4" : "simt_f32_scalar";
+  if (dt == DType::f32 && allow_tf32) {
+    if (detail::sm90_supported(a, true))
+      return std::string("sm90_tma_wgmma_tf32 ") + detail::sm90_config_name(detail::sm90_pick(a));
+    if (tf32_transposed_ok(a))
+      return std::string("transpose_b + sm90_tma_wgmma_tf32 ") + detail::sm90_config_name(detail::sm90_pick(a));
+    return detail::mma_vector_ok(a) ? "mma_sync_tf32_cp_async" : "mma_sync_tf32_scalar";
+  }
+  if (dt == DType::f32)
+    return std::string("simt_f32 ") + detail::simt_config_name(detail::simt_pick(a)) +
+           (detail::simt_vector_ok(a) ? " vec4" : " scalar");
   if (detail::sm90_supported(a)) return std::string("sm90_tma_wgmma ") + detail::sm90_config_name(detail::sm90_pick(a));
   return detail::mma_vector_ok(a) ? "mma_sync_cp_async" : "mma_sync_scalar";
 }

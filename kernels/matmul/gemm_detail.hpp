@@ -39,9 +39,10 @@ enum class Sm90Config : int {
   count
 };
 const char* sm90_config_name(Sm90Config c);
-// True when the device is cc 9.0 with the sm_90a kernels loaded, the dtype is 16-bit and the tensor-map
-// rules hold (16-byte aligned A and B, row strides multiples of 16 bytes).
-bool sm90_supported(const GemmArgs& a);
+// True when the device is cc 9.0 with the sm_90a kernels loaded, the dtype is 16-bit (or fp32 with
+// allow_tf32 and W as [N, K]: TF32 wgmma reads K-major operands only) and the tensor-map rules hold
+// (16-byte aligned A and B, row strides multiples of 16 bytes).
+bool sm90_supported(const GemmArgs& a, bool allow_tf32 = false);
 Sm90Config sm90_pick(const GemmArgs& a);
 // b_desc_swap (tuning experiments only; no product path sets it): exchange the leading/stride byte offsets of the N-major B descriptor.
 void gemm_sm90(const GemmArgs& a, Sm90Config c, cudaStream_t s, int b_desc_swap = 0);
@@ -54,7 +55,7 @@ struct Sm90Debug {
 Sm90Debug& sm90_debug();
 int sm90_resident_clusters(Sm90Config c);  // the occupancy API's answer (SM count for non-cluster configs)
 
-// ---- mma.sync m16n8k16 (sm_80+), gemm_mma.cu ---------------------------------------------------------
+// ---- mma.sync (sm_80+), gemm_mma.cu: m16n8k16 for fp16/bf16, m16n8k8 TF32 for fp32 -------------------
 bool mma_vector_ok(const GemmArgs& a);  // cp.async 16-byte path possible
 void gemm_mma(const GemmArgs& a, cudaStream_t s, bool force_scalar = false);
 
@@ -64,12 +65,15 @@ void gemm_skinny(const GemmArgs& a, cudaStream_t s);
 
 // ---- fp32 SIMT, gemm_simt.cu -------------------------------------------------------------------------
 bool simt_vector_ok(const GemmArgs& a);  // 16-byte loads possible
-// Tile configurations: 0 = 128x128 k8, 1 = 128x128 k16, 2 = 64x64 k16, 3 = 128x64 k16,
-// 4 = 128x128 k8 with 4x8-thread warps, 5 = 64x64 k16 with 4x8-thread warps, 6 = config 4 with one
-// block per SM (up to 255 registers).
+// Tile configurations (index: see simt_config_name, e.g. "128x128/8x16": block tile / thread tile).
+constexpr int kSimtConfigs = 4;
+const char* simt_config_name(int c);
 int simt_pick(const GemmArgs& a);
 int& simt_debug_config();  // tuning experiments only: >= 0 forces a configuration
 void gemm_simt(const GemmArgs& a, cudaStream_t s, bool force_scalar = false);
+
+// ---- the TF32 path's scratch for B^T (gemm.cu): one grow-only buffer per device ----------------------
+void* tf32_scratch(size_t bytes);
 
 // ---- K == 0: C = bias (or 0), gemm_simt.cu ---------------------------------------------------------
 void gemm_fill_bias(const GemmArgs& a, cudaStream_t s);

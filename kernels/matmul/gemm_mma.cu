@@ -1,15 +1,23 @@
-// fp16/bf16 GEMM on mma.sync (sm_80 and later): C[b] = A[b] @ op(B[b]) (+ bias), fp32 accumulation.
-// The portable path: every GPU other than cc 9.0, and on Hopper the problems the TMA path cannot take
-// (row strides or base addresses not 16-byte aligned: K % 8 != 0, N % 8 != 0 for B[K,N], offset views).
+// Tensor-core GEMM on mma.sync (sm_80 and later): C[b] = A[b] @ op(B[b]) (+ bias), fp32 accumulation.
+//   fp16/bf16: mma.sync.m16n8k16. The portable path: every GPU other than cc 9.0, and on Hopper the
+//              problems the TMA path cannot take (row strides or base addresses not 16-byte aligned:
+//              K % 8 != 0, N % 8 != 0 for B[K,N], offset views).
+//   fp32 with TF32 allowed (--tf32): mma.sync.m16n8k8 on TF32 operands (each fp32 input rounded to
+//              nearest TF32, 10-bit mantissa, with cvt.rna), fp32 accumulation and output.
 //
-// Block tile 128x128x32, 8 warps (2 along M x 4 along N, 64x32 each), mma.sync.m16n8k16 with ldmatrix
-// fragments (ldmatrix.trans for B stored [K,N]); padded shared-memory rows (conflict-free ldmatrix).
+// Block tile 128x128 x 64 bytes of K (32 16-bit or 16 fp32 elements), 8 warps (2 along M x 4 along N,
+// 64x32 each), two mma k-steps per k-block. The byte geometry is the same for both element sizes:
+// padded 80-byte rows for A and W tiles (conflict-free ldmatrix; ldmatrix on 32-bit elements yields
+// exactly the m16n8k8 TF32 A and B(col) fragments), and [K][BN + 8] rows for B[K,N] (ldmatrix.trans for
+// 16-bit; for TF32 two 32-bit loads per fragment, conflict-free because the row stride is 8 banks
+// modulo 32).
 //   vector version: 4-stage cp.async (16-byte, zero-filled out of range) pipeline.
 //   scalar version: element loads into the same shared layout (any alignment, any K), 2 stages.
-// Epilogue: fp32 (+ bias) -> dtype, bounds-checked, 4-byte stores where aligned.
+// Epilogue: fp32 (+ bias) -> dtype, bounds-checked, paired stores where aligned.
 //
 // Cost: 2*B*M*N*K FLOPs. On an A100 this layout reaches roughly 60-70% of the 312 TFLOP/s dense peak for
-// large squares; on H100 it is a fallback (mma.sync peaks near half of wgmma's rate).
+// large squares; on H100 it is a fallback for 16-bit (mma.sync peaks near half of wgmma's rate) and the
+// TF32 path.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -23,17 +31,24 @@
 
 namespace fw::mma {
 
-constexpr int BM = 128, BN = 128, BK = 32, THREADS = 256;
-constexpr int SA = BK + 8;          // A and W tiles: [rows][BK], padded to 40 elements (80 bytes)
-constexpr int SBKN = BN + 8;        // B[K,N] tile: [BK][BN], padded to 136 elements (272 bytes)
-constexpr int A_ELEMS = BM * SA;
-constexpr int B_ELEMS = (BN * SA > BK * SBKN) ? BN * SA : BK * SBKN;
-constexpr int STAGE_ELEMS = A_ELEMS + B_ELEMS;
+constexpr int BM = 128, BN = 128, THREADS = 256;
+// Per element type: k-block BK (64 bytes of K), one mma k-step (32 bytes), padded row lengths.
+template <class T>
+struct Geo {
+  static constexpr int E16 = 16 / int(sizeof(T));  // elements per 16 bytes
+  static constexpr int BK = 4 * E16;               // 32 (16-bit) or 16 (fp32)
+  static constexpr int KSTEP = 2 * E16;            // 16 (m16n8k16) or 8 (m16n8k8 tf32)
+  static constexpr int SA = BK + E16;              // A and W tiles: [rows][BK], 80-byte rows
+  static constexpr int SBKN = BN + 8;              // B[K,N] tile: [BK][BN + 8]
+  static constexpr int A_ELEMS = BM * SA;
+  static constexpr int B_ELEMS = (BN * SA > BK * SBKN) ? BN * SA : BK * SBKN;
+  static constexpr int STAGE_ELEMS = A_ELEMS + B_ELEMS;
+};
 
 template <bool VEC>
 constexpr int stages() { return VEC ? 4 : 2; }
-template <bool VEC>
-constexpr int smem_bytes() { return stages<VEC>() * STAGE_ELEMS * 2; }
+template <class T, bool VEC>
+constexpr int smem_bytes() { return stages<VEC>() * Geo<T>::STAGE_ELEMS * int(sizeof(T)); }
 
 struct Params {
   const void* A;
@@ -66,9 +81,21 @@ __device__ __forceinline__ void ldsm_x4_t(uint32_t addr, uint32_t& r0, uint32_t&
                : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
                : "r"(addr));
 }
+__device__ __forceinline__ uint32_t to_tf32(uint32_t x) {
+  uint32_t r;
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(__uint_as_float(x)));
+  return r;
+}
+// One mma k-step: m16n8k16 for 16-bit T, m16n8k8 on TF32 for float (operands already rounded).
 template <class T>
-__device__ __forceinline__ void mma16816(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
-  if constexpr (std::is_same<T, __half>::value) {
+__device__ __forceinline__ void mma_step(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+  if constexpr (std::is_same<T, float>::value) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  } else if constexpr (std::is_same<T, __half>::value) {
     asm volatile(
         "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
         "{%0,%1,%2,%3};"
@@ -89,36 +116,38 @@ template <class T, bool B_NK, bool VEC>
 __device__ __forceinline__ void load_stage(T* sa, T* sb, const T* __restrict__ A, const T* __restrict__ B,
                                            int m0, int n0, int kt, const Params& p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  constexpr int BK = Geo<T>::BK, E16 = Geo<T>::E16, SA = Geo<T>::SA, SBKN = Geo<T>::SBKN;
   const int tid = threadIdx.x;
   const int k0 = kt * BK;
   if (VEC) {
-    // A / W: rows x 4 chunks of 8 elements; 512 chunks, 2 per thread.
+    // A / W: rows x 4 chunks of 16 bytes; 512 chunks, 2 per thread.
 #pragma unroll
     for (int i = 0; i < 2; ++i) {
       const int id = tid + i * THREADS;
       const int r = id / 4, ch = id % 4;
-      const int gm = m0 + r, gk = k0 + ch * 8;
+      const int gm = m0 + r, gk = k0 + ch * E16;
       const bool ok = gm < p.M && gk < p.K;
-      cp_async16(smem_u32(sa + r * SA + ch * 8), ok ? A + int64_t(gm) * p.K + gk : A, ok);
+      cp_async16(smem_u32(sa + r * SA + ch * E16), ok ? A + int64_t(gm) * p.K + gk : A, ok);
     }
     if (B_NK) {
 #pragma unroll
       for (int i = 0; i < 2; ++i) {
         const int id = tid + i * THREADS;
         const int r = id / 4, ch = id % 4;
-        const int gn = n0 + r, gk = k0 + ch * 8;
+        const int gn = n0 + r, gk = k0 + ch * E16;
         const bool ok = gn < p.N && gk < p.K;
-        cp_async16(smem_u32(sb + r * SA + ch * 8), ok ? B + int64_t(gn) * p.K + gk : B, ok);
+        cp_async16(smem_u32(sb + r * SA + ch * E16), ok ? B + int64_t(gn) * p.K + gk : B, ok);
       }
     } else {
-      // B[K,N]: 32 k-rows x 16 chunks.
+      // B[K,N]: BK k-rows x BN / E16 chunks (512 in all).
+      constexpr int CH = BN / E16;
 #pragma unroll
       for (int i = 0; i < 2; ++i) {
         const int id = tid + i * THREADS;
-        const int r = id / 16, ch = id % 16;
-        const int gk = k0 + r, gn = n0 + ch * 8;
+        const int r = id / CH, ch = id % CH;
+        const int gk = k0 + r, gn = n0 + ch * E16;
         const bool ok = gk < p.K && gn < p.N;
-        cp_async16(smem_u32(sb + r * SBKN + ch * 8), ok ? B + int64_t(gk) * p.N + gn : B, ok);
+        cp_async16(smem_u32(sb + r * SBKN + ch * E16), ok ? B + int64_t(gk) * p.N + gn : B, ok);
       }
     }
   } else {
@@ -155,6 +184,9 @@ template <class T, bool B_NK, bool VEC>
 __global__ void __launch_bounds__(THREADS) k_gemm_mma(const Params p, int64_t sA, int64_t sB, int64_t sC) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   constexpr int STAGES = stages<VEC>();
+  constexpr int BK = Geo<T>::BK, KSTEP = Geo<T>::KSTEP, E16 = Geo<T>::E16, SA = Geo<T>::SA;
+  constexpr int SBKN = Geo<T>::SBKN, A_ELEMS = Geo<T>::A_ELEMS, STAGE_ELEMS = Geo<T>::STAGE_ELEMS;
+  constexpr bool TF32 = std::is_same<T, float>::value;
   extern __shared__ __align__(16) uint8_t smem_raw[];
   T* smem = reinterpret_cast<T*>(smem_raw);
   auto stA = [&](int s) { return smem + s * STAGE_ELEMS; };
@@ -195,40 +227,54 @@ __global__ void __launch_bounds__(THREADS) k_gemm_mma(const Params p, int64_t sA
     const T* a_s = stA(kt % STAGES);
     const T* b_s = stB(kt % STAGES);
 #pragma unroll
-    for (int ks = 0; ks < BK / 16; ++ks) {
+    for (int ks = 0; ks < BK / KSTEP; ++ks) {
       uint32_t af[4][4];
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
-        const int r = wm + i * 16 + (lane % 16), k = ks * 16 + (lane / 16) * 8;
+        const int r = wm + i * 16 + (lane % 16), k = ks * KSTEP + (lane / 16) * E16;
         ldsm_x4(smem_u32(a_s + r * SA + k), af[i][0], af[i][1], af[i][2], af[i][3]);
+        if (TF32)
+#pragma unroll
+          for (int q = 0; q < 4; ++q) af[i][q] = to_tf32(af[i][q]);
       }
       uint32_t bf[4][2];
+      if (!B_NK && TF32) {
+        // B[K,N] 32-bit: fragment (k = t, n = g) and (k = t + 4, n = g), g = lane / 4, t = lane % 4.
 #pragma unroll
-      for (int jp = 0; jp < 2; ++jp) {
-        uint32_t r0, r1, r2, r3;
-        if (B_NK) {
-          const int n = wn + jp * 16 + (lane % 8) + (lane / 16) * 8, k = ks * 16 + ((lane / 8) % 2) * 8;
-          ldsm_x4(smem_u32(b_s + n * SA + k), r0, r1, r2, r3);
-        } else {
-          const int k = ks * 16 + (lane % 8) + ((lane / 8) % 2) * 8, n = wn + jp * 16 + (lane / 16) * 8;
-          ldsm_x4_t(smem_u32(b_s + k * SBKN + n), r0, r1, r2, r3);
+        for (int j = 0; j < 4; ++j) {
+          const T* col = b_s + (ks * KSTEP + lane % 4) * SBKN + wn + j * 8 + lane / 4;
+          bf[j][0] = to_tf32(__float_as_uint(static_cast<float>(col[0])));
+          bf[j][1] = to_tf32(__float_as_uint(static_cast<float>(col[4 * SBKN])));
         }
-        bf[2 * jp][0] = r0;
-        bf[2 * jp][1] = r1;
-        bf[2 * jp + 1][0] = r2;
-        bf[2 * jp + 1][1] = r3;
+      } else {
+#pragma unroll
+        for (int jp = 0; jp < 2; ++jp) {
+          uint32_t r0, r1, r2, r3;
+          if (B_NK) {
+            const int n = wn + jp * 16 + (lane % 8) + (lane / 16) * 8, k = ks * KSTEP + ((lane / 8) % 2) * E16;
+            ldsm_x4(smem_u32(b_s + n * SA + k), r0, r1, r2, r3);
+            if (TF32) r0 = to_tf32(r0), r1 = to_tf32(r1), r2 = to_tf32(r2), r3 = to_tf32(r3);
+          } else {
+            const int k = ks * KSTEP + (lane % 8) + ((lane / 8) % 2) * 8, n = wn + jp * 16 + (lane / 16) * 8;
+            ldsm_x4_t(smem_u32(b_s + k * SBKN + n), r0, r1, r2, r3);
+          }
+          bf[2 * jp][0] = r0;
+          bf[2 * jp][1] = r1;
+          bf[2 * jp + 1][0] = r2;
+          bf[2 * jp + 1][1] = r3;
+        }
       }
 #pragma unroll
       for (int i = 0; i < 4; ++i)
 #pragma unroll
-        for (int j = 0; j < 4; ++j) mma16816<T>(acc[i][j], af[i], bf[j][0], bf[j][1]);
+        for (int j = 0; j < 4; ++j) mma_step<T>(acc[i][j], af[i], bf[j][0], bf[j][1]);
     }
   }
   if (VEC) cp_async_wait<0>();
 
   // Epilogue.
   const T* bias = static_cast<const T*>(p.bias);
-  const bool pair_ok = (p.N % 2 == 0) && ((reinterpret_cast<uintptr_t>(p.C) & 3) == 0);
+  const bool pair_ok = (p.N % 2 == 0) && ((reinterpret_cast<uintptr_t>(p.C) % (2 * sizeof(T))) == 0);
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
     const int col = n0 + wn + j * 8 + 2 * (lane % 4);
@@ -268,8 +314,9 @@ namespace fw::detail {
 
 bool mma_vector_ok(const GemmArgs& a) {
   if ((reinterpret_cast<uintptr_t>(a.A) & 15) || (reinterpret_cast<uintptr_t>(a.B) & 15)) return false;
-  if (a.K % 8) return false;
-  if (a.b_layout == GemmLayout::kn && a.N % 8) return false;
+  const int64_t e16 = 16 / int64_t(opbench::dtype_size(a.dt));  // elements per 16-byte chunk
+  if (a.K % e16) return false;
+  if (a.b_layout == GemmLayout::kn && a.N % e16) return false;
   return true;
 }
 
@@ -283,9 +330,7 @@ void gemm_mma(const GemmArgs& a, cudaStream_t s, bool force_scalar) {
   const dim3 grid(unsigned(ceil_div(a.N, BN)), unsigned(ceil_div(a.M, BM)), unsigned(a.batch));
   dispatch_float(a.dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (std::is_same<T, float>::value) {
-      throw std::invalid_argument("gemm_mma: fp32 is not an mma.sync path");
-    } else {
+    {
       auto run = [&](auto kern, int smem) {
         FW_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
         kern<<<grid, THREADS, smem, s>>>(p, sA, sB, sC);
@@ -293,14 +338,14 @@ void gemm_mma(const GemmArgs& a, cudaStream_t s, bool force_scalar) {
       };
       if (a.b_layout == GemmLayout::nk) {
         if (vec)
-          run(k_gemm_mma<T, true, true>, smem_bytes<true>());
+          run(k_gemm_mma<T, true, true>, smem_bytes<T, true>());
         else
-          run(k_gemm_mma<T, true, false>, smem_bytes<false>());
+          run(k_gemm_mma<T, true, false>, smem_bytes<T, false>());
       } else {
         if (vec)
-          run(k_gemm_mma<T, false, true>, smem_bytes<true>());
+          run(k_gemm_mma<T, false, true>, smem_bytes<T, true>());
         else
-          run(k_gemm_mma<T, false, false>, smem_bytes<false>());
+          run(k_gemm_mma<T, false, false>, smem_bytes<T, false>());
       }
     }
   });

@@ -1,16 +1,20 @@
-// fp16/bf16 GEMM for Hopper (sm_90a): C[b] = A[b] @ op(B[b]) (+ bias), fp32 accumulation.
+// Tensor-core GEMM for Hopper (sm_90a): C[b] = A[b] @ op(B[b]) (+ bias), fp32 accumulation; fp16/bf16,
+// and fp32 on TF32 when the caller allows it (W as [N, K] only: TF32 wgmma reads K-major operands; gemm.cu
+// transposes a B[K, N] into a scratch first). TF32 operands are the fp32 values with the low 13 mantissa
+// bits ignored by the tensor cores (truncation), as loaded by TMA.
 //
 // One persistent, warp-specialized kernel, templated on the tile configuration (gemm_detail.hpp):
 //   - warpgroup 0 is the producer: one thread issues TMA loads (cp.async.bulk.tensor, 128-byte swizzle)
-//     of A [BM x 64] and B [64 x BN] k-blocks into a ring of shared-memory stages; each stage has a
+//     of A [BM x 128 bytes of K] and B k-blocks into a ring of shared-memory stages; each stage has a
 //     "full" mbarrier (TMA transaction bytes) and an "empty" mbarrier (one arrival per consumer
 //     warpgroup of every CTA that reads it).
 //   - warpgroups 1..NC are consumers: each owns 64 rows of the tile and issues wgmma.mma_async
-//     m64nBNk16 (A K-major; B K-major for W[N,K], N-major through the descriptor's transpose bit for
-//     B[K,N]), keeping one k-block of wgmma in flight.
-//   - Epilogue: fp32 accumulators (+ bias) -> dtype -> stmatrix into a 128-byte-swizzled 64x64 staging
-//     buffer (two per consumer) -> TMA store (clips the tails). When C cannot be a TMA target (not
-//     16-byte aligned, N % 8 != 0) the consumers store straight to global memory, bounds-checked.
+//     m64nBNk16 (k8 for TF32; A K-major; B K-major for W[N,K], N-major through the descriptor's
+//     transpose bit for B[K,N]), keeping one k-block of wgmma in flight.
+//   - Epilogue: fp32 accumulators (+ bias: read before the tile's main loop, staged in shared memory)
+//     -> dtype -> stmatrix into a 128-byte-swizzled 64x64 staging buffer (two per consumer) -> TMA store
+//     (clips the tails). fp32 outputs, and C that cannot be a TMA target (not 16-byte aligned,
+//     N % 8 != 0), are stored from registers straight to global memory, bounds-checked.
 //   - The grid is one CTA per SM (persistent) walking the output tiles in M-grouped order (16 tile rows
 //     per group) for L2 reuse. setmaxnreg gives 2-consumer configurations 232 registers per consumer
 //     thread and 40 per producer thread.
@@ -48,19 +52,23 @@
 
 namespace fw::sm90 {
 
-constexpr int kBK = 64;  // k-block: 64 16-bit elements = one 128-byte swizzle row
-
-template <int BN_, int NC_, int STAGES_, int CL_>
+// Element type T: __half / __nv_bfloat16, or float for TF32. A k-block is one 128-byte swizzle row of
+// K: 64 16-bit or 32 fp32 elements, four wgmma k-steps of 32 bytes (k16 or k8 TF32).
+template <class T, int BN_, int NC_, int STAGES_, int CL_>
 struct TileCfg {
   static constexpr int BN = BN_, NC = NC_, STAGES = STAGES_, CL = CL_;
   static constexpr int BM = 64 * NC;
-  static constexpr int A_BYTES = BM * kBK * 2;
-  static constexpr int B_BYTES = BN * kBK * 2;
+  static constexpr int ESZ = int(sizeof(T));
+  static constexpr int BK = 128 / ESZ;  // elements of K per k-block
+  static constexpr int A_BYTES = BM * 128;
+  static constexpr int B_BYTES = BN * 128;
   static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
   static constexpr int THREADS = 128 * (NC + 1);
-  // Epilogue staging: per consumer, two 64x64 16-bit chunks (8 KB each, 128-byte swizzle).
-  static constexpr int C_BYTES = NC * 2 * 8192;
-  static constexpr int SMEM = STAGES * STAGE_BYTES + C_BYTES + 2 * STAGES * 8 + 1024;  // + barriers, alignment
+  // Epilogue staging (16-bit outputs only, which leave through TMA stores): per consumer, two 64x64
+  // chunks (8 KB each, 128-byte swizzle). fp32 outputs are stored from registers.
+  static constexpr int C_BYTES = ESZ == 2 ? NC * 2 * 8192 : 0;
+  static constexpr int BIAS_BYTES = NC * BN * ESZ;  // per consumer: the tile's bias
+  static constexpr int SMEM = STAGES * STAGE_BYTES + C_BYTES + 2 * STAGES * 8 + BIAS_BYTES + 1024;  // + barriers, alignment
   static_assert(BN % 64 == 0 && BN <= 256, "BN");
   static_assert(CL == 1 || (CL == 2 && BN >= 128), "a cluster pair splits B into two boxes");
   static_assert(SMEM <= 227 * 1024, "shared memory");
@@ -190,7 +198,7 @@ __device__ __forceinline__ void unit_coords(int u, const Params& p, int& b, int&
 }
 #endif  // FW_MATMUL_SM90A
 
-template <class T, class Cfg, bool B_NK>
+template <class T, class Cfg, bool B_NK, bool HAS_BIAS>
 __global__ void __launch_bounds__(Cfg::THREADS, 1)
     k_gemm_sm90(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
                 const __grid_constant__ CUtensorMap tmC, const Params p) {
@@ -210,7 +218,9 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
   const uint32_t rank = CL > 1 ? cluster_ctarank() : 0;
   const int cluster_id = blockIdx.x / CL, num_clusters = gridDim.x / CL;
   const int units = p.batch * p.cm_tiles * p.n_tiles;
-  const int nkb = (p.K + kBK - 1) / kBK;
+  constexpr int BK = Cfg::BK;
+  static_assert(sizeof(T) == 2 || B_NK, "TF32 wgmma takes K-major B only");
+  const int nkb = (p.K + BK - 1) / BK;
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
@@ -237,7 +247,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         for (int kb = 0; kb < nkb; ++kb) {
           mbar_wait(empty(s), ph ^ 1);
           mbar_expect_tx(full(s), Cfg::STAGE_BYTES);
-          const int k0 = kb * kBK;
+          const int k0 = kb * BK;
           tma_load(sA(s), &tmA, full(s), k0, m0, b);
           if (B_NK) {
             // W[N,K]: box {64 k, BN/CL rows}; rank r loads rows [r*BN/CL, (r+1)*BN/CL) of the tile.
@@ -280,7 +290,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     const int warp = tid / 32, lane = tid % 32;
     T* __restrict__ Cp = static_cast<T*>(p.C);
     const T* __restrict__ bias = static_cast<const T*>(p.bias);
-    const bool pair_ok = (p.N % 2 == 0) && ((reinterpret_cast<uintptr_t>(Cp) & 3) == 0);
+    const bool pair_ok = (p.N % 2 == 0) && ((reinterpret_cast<uintptr_t>(Cp) % (2 * sizeof(T))) == 0);
+    T* sbias = reinterpret_cast<T*>(smem_raw + (bars + 16 * STAGES - smem_u32(smem_raw))) + c * BN;
 
     uint32_t epi_count = 0;
     auto release = [&](int st) {
@@ -295,6 +306,19 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
       int b, cm, tn;
       unit_coords(u, p, b, cm, tn);
       const int m0 = (cm * CL + int(rank)) * BM, n0 = tn * BN;
+      const int row0 = m0 + c * 64 + warp * 16 + lane / 4;
+      const int colb = n0 + 2 * (lane % 4);
+      // The tile's bias: each thread reads up to BN / 128 values now (their latency hides behind the
+      // main loop) and puts them into the consumer's shared row after it; the epilogue reads pairs there.
+      constexpr int NBIAS = (BN + 127) / 128;
+      T bpre[NBIAS];
+      if (HAS_BIAS) {
+#pragma unroll
+        for (int r = 0; r < NBIAS; ++r) {
+          const int col = n0 + tid + 128 * r;
+          bpre[r] = col < p.N ? bias[col] : from_float<T>(0.f);
+        }
+      }
       int prev = 0;
       for (int kb = 0; kb < nkb; ++kb) {
         mbar_wait(full(s), ph);
@@ -302,8 +326,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         const uint64_t da = make_desc(sA(s) + c * 64 * 128, 16, 1024);
         const uint64_t db = B_NK ? make_desc(sB(s), 16, 1024) : make_desc(sB(s), p.b_lbo, p.b_sbo);
 #pragma unroll
-        for (int kk = 0; kk < kBK / 16; ++kk) {
-          // +32 bytes per k16 step inside a 128-byte swizzled row (K-major); +16 rows (N-major).
+        for (int kk = 0; kk < 4; ++kk) {
+          // +32 bytes per k-step inside a 128-byte swizzled row (K-major); +16 rows (N-major).
           const uint64_t dbk = B_NK ? db + uint64_t(2 * kk) : db + uint64_t(128 * kk);
           Wgmma<BN, T, B_NK ? 0 : 1>::mma(acc, da + uint64_t(2 * kk), dbk, (kb | kk) != 0);
         }
@@ -322,47 +346,54 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
       release(prev);
 
       // Epilogue: thread holds rows r, r+8 and column pairs (8j + 2*(lane%4)) for j < BN/8.
-      const int row0 = m0 + c * 64 + warp * 16 + lane / 4;
-      const int colb = n0 + 2 * (lane % 4);
-      if (p.tma_store) {
-        // 64x64 chunks: registers (+ bias) -> stmatrix into a 128-byte-swizzled 8 KB buffer -> TMA store
-        // (clips rows >= M, columns >= N). Two buffers per consumer; a buffer is rewritten only after
-        // the store issued from it two chunks earlier has read it.
-        const uint32_t my_buf = cbuf + c * 2 * 8192;
-        const int q8 = lane / 8, rr = lane % 8;  // stmatrix: lanes 8q..8q+7 address matrix q's rows
+      if (HAS_BIAS) {
+        // The previous tile's epilogue finished reading sbias before this tile's (warpgroup-wide) wgmma.
 #pragma unroll
-        for (int ch = 0; ch < BN / 64; ++ch) {
-          const uint32_t buf = my_buf + (epi_count & 1) * 8192;
-          if (tid == 0) bulk_wait_read<1>();
-          named_bar(1 + c, 128);
-#pragma unroll
-          for (int jp = 0; jp < 4; ++jp) {  // column groups 2jp, 2jp+1 of this chunk
-            uint32_t r[4];
-#pragma unroll
-            for (int q = 0; q < 4; ++q) {
-              const int jl = 2 * jp + q / 2, i = q % 2;  // matrix q: rows +8i, column group jl
-              const int j = ch * 8 + jl;
-              float v0 = acc[4 * j + 2 * i], v1 = acc[4 * j + 2 * i + 1];
-              if (bias) {
-                const int col = colb + 8 * j;
-                if (col < p.N) v0 += to_float(bias[col]);
-                if (col + 1 < p.N) v1 += to_float(bias[col + 1]);
+        for (int r = 0; r < NBIAS; ++r)
+          if (tid + 128 * r < BN) sbias[tid + 128 * r] = bpre[r];
+        named_bar(1 + c, 128);
+      }
+      auto bias_at = [&](int j) {  // bias of columns (colb + 8j, +1), relative to the tile
+        if (!HAS_BIAS) return make_float2(0.f, 0.f);
+        const Packet<T, 2> pk = *reinterpret_cast<const Packet<T, 2>*>(sbias + 2 * (lane % 4) + 8 * j);
+        return make_float2(to_float(pk.v[0]), to_float(pk.v[1]));
+      };
+      if constexpr (sizeof(T) == 2) {
+        if (p.tma_store) {
+          // 64x64 chunks: registers (+ bias) -> stmatrix into a 128-byte-swizzled 8 KB buffer -> TMA store
+          // (clips rows >= M, columns >= N). Two buffers per consumer; a buffer is rewritten only after
+          // the store issued from it two chunks earlier has read it.
+          const uint32_t my_buf = cbuf + c * 2 * 8192;
+          const int q8 = lane / 8, rr = lane % 8;  // stmatrix: lanes 8q..8q+7 address matrix q's rows
+  #pragma unroll
+          for (int ch = 0; ch < BN / 64; ++ch) {
+            const uint32_t buf = my_buf + (epi_count & 1) * 8192;
+            if (tid == 0) bulk_wait_read<1>();
+            named_bar(1 + c, 128);
+  #pragma unroll
+            for (int jp = 0; jp < 4; ++jp) {  // column groups 2jp, 2jp+1 of this chunk
+              uint32_t r[4];
+  #pragma unroll
+              for (int q = 0; q < 4; ++q) {
+                const int jl = 2 * jp + q / 2, i = q % 2;  // matrix q: rows +8i, column group jl
+                const int j = ch * 8 + jl;
+                const float2 bb = bias_at(j);
+                r[q] = pack2<T>(acc[4 * j + 2 * i] + bb.x, acc[4 * j + 2 * i + 1] + bb.y);
               }
-              r[q] = pack2<T>(v0, v1);
+              const int row = warp * 16 + (q8 % 2) * 8 + rr;  // row inside the consumer's 64
+              const int chunk16 = 2 * jp + q8 / 2;             // 16-byte column chunk inside 128 bytes
+              stmatrix_x4(buf + row * 128 + ((chunk16 ^ (row & 7)) << 4), r[0], r[1], r[2], r[3]);
             }
-            const int row = warp * 16 + (q8 % 2) * 8 + rr;  // row inside the consumer's 64
-            const int chunk16 = 2 * jp + q8 / 2;             // 16-byte column chunk inside 128 bytes
-            stmatrix_x4(buf + row * 128 + ((chunk16 ^ (row & 7)) << 4), r[0], r[1], r[2], r[3]);
+            fence_proxy_async();
+            named_bar(1 + c, 128);
+            if (tid == 0) {
+              tma_store(&tmC, buf, n0 + 64 * ch, m0 + c * 64, b);
+              bulk_commit();
+            }
+            ++epi_count;
           }
-          fence_proxy_async();
-          named_bar(1 + c, 128);
-          if (tid == 0) {
-            tma_store(&tmC, buf, n0 + 64 * ch, m0 + c * 64, b);
-            bulk_commit();
-          }
-          ++epi_count;
+          continue;
         }
-        continue;
       }
       T* Cb = Cp + int64_t(b) * p.M * p.N;
       const bool rows_in = row0 + 8 < p.M;
@@ -371,16 +402,12 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         const int col = colb + 8 * j;
         if (col >= p.N) continue;
         const bool two = col + 1 < p.N;
-        float b0 = 0.f, b1 = 0.f;
-        if (bias) {
-          b0 = to_float(bias[col]);
-          if (two) b1 = to_float(bias[col + 1]);
-        }
+        const float2 bb = bias_at(j);
 #pragma unroll
         for (int i = 0; i < 2; ++i) {
           const int row = row0 + 8 * i;
           if (!rows_in && row >= p.M) continue;
-          const float v0 = acc[4 * j + 2 * i] + b0, v1 = acc[4 * j + 2 * i + 1] + b1;
+          const float v0 = acc[4 * j + 2 * i] + bb.x, v1 = acc[4 * j + 2 * i + 1] + bb.y;
           T* dst = Cb + int64_t(row) * p.N + col;
           if (two && pair_ok) {
             Packet<T, 2> pk;
@@ -422,16 +449,19 @@ PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
   return fn;
 }
 
-// 3-D map over a contiguous [d2][d1][d0] 16-bit tensor, box {box0, box1, 1}, 128-byte swizzle.
+// 3-D map over a contiguous [d2][d1][d0] tensor of 16-bit or fp32 elements, box {box0, box1, 1},
+// 128-byte swizzle.
 CUtensorMap make_map(const void* ptr, DType dt, uint64_t d0, uint64_t d1, uint64_t d2, uint32_t box0,
                      uint32_t box1) {
   CUtensorMap m;
   const cuuint64_t dims[3] = {d0, d1, d2};
-  const cuuint64_t strides[2] = {d0 * 2, d0 * d1 * 2};
+  const uint64_t esz = opbench::dtype_size(dt);
+  const cuuint64_t strides[2] = {d0 * esz, d0 * d1 * esz};
   const cuuint32_t box[3] = {box0, box1, 1};
   const cuuint32_t estr[3] = {1, 1, 1};
-  const CUtensorMapDataType t =
-      dt == DType::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  const CUtensorMapDataType t = dt == DType::bf16  ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                : dt == DType::f16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                                   : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
   const CUresult r = encode_fn()(&m, t, 3, const_cast<void*>(ptr), dims, strides, box, estr,
                                  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
@@ -480,10 +510,10 @@ struct KernelState {
 
 // Sets the kernel's shared-memory limit once per device and returns how many clusters (CTAs when
 // CL == 1) can be resident at once: the persistent grid size.
-template <class T, class Cfg, bool B_NK>
+template <class T, class Cfg, bool B_NK, bool HAS_BIAS>
 int resident_clusters() {
   constexpr int CL = Cfg::CL;
-  auto kern = k_gemm_sm90<T, Cfg, B_NK>;
+  auto kern = k_gemm_sm90<T, Cfg, B_NK, HAS_BIAS>;
   const DeviceInfo& dev = current_device_info();
   static KernelState st;
   const int d = dev.device & 63;
@@ -511,19 +541,21 @@ int resident_clusters() {
   return st.max_clusters[d];
 }
 
-template <class T, class Cfg, bool B_NK>
+template <class T, class Cfg, bool B_NK, bool HAS_BIAS>
 void launch(const GemmArgs& a, cudaStream_t stream, int b_desc_swap) {
   constexpr int BM = Cfg::BM, BN = Cfg::BN, CL = Cfg::CL;
-  auto kern = k_gemm_sm90<T, Cfg, B_NK>;
-  const int resident = resident_clusters<T, Cfg, B_NK>();
+  auto kern = k_gemm_sm90<T, Cfg, B_NK, HAS_BIAS>;
+  const int resident = resident_clusters<T, Cfg, B_NK, HAS_BIAS>();
 
   const int64_t M = a.M, N = a.N, K = a.K, B = a.batch;
   const Sm90Debug& dbg = sm90_debug();
-  const CUtensorMap tmA = cached_map(a.A, a.dt, uint64_t(K), uint64_t(M), uint64_t(B), kBK, BM);
-  const CUtensorMap tmB = B_NK ? cached_map(a.B, a.dt, uint64_t(K), uint64_t(N), uint64_t(B), kBK, BN / CL)
-                               : cached_map(a.B, a.dt, uint64_t(N), uint64_t(K), uint64_t(B), 64, kBK);
-  // The TMA-store epilogue needs C to satisfy the same rules as a TMA source.
-  const bool tma_store = !dbg.direct_store && (reinterpret_cast<uintptr_t>(a.C) & 15) == 0 && N % 8 == 0;
+  constexpr int BK = Cfg::BK;
+  const CUtensorMap tmA = cached_map(a.A, a.dt, uint64_t(K), uint64_t(M), uint64_t(B), BK, BM);
+  const CUtensorMap tmB = B_NK ? cached_map(a.B, a.dt, uint64_t(K), uint64_t(N), uint64_t(B), BK, BN / CL)
+                               : cached_map(a.B, a.dt, uint64_t(N), uint64_t(K), uint64_t(B), 64, BK);
+  // The TMA-store epilogue (16-bit C) needs C to satisfy the same rules as a TMA source.
+  const bool tma_store =
+      sizeof(T) == 2 && !dbg.direct_store && (reinterpret_cast<uintptr_t>(a.C) & 15) == 0 && N % 8 == 0;
   CUtensorMap tmC;
   if (tma_store)
     tmC = cached_map(a.C, a.dt, uint64_t(N), uint64_t(M), uint64_t(B), 64, 64);
@@ -565,17 +597,23 @@ void launch(const GemmArgs& a, cudaStream_t stream, int b_desc_swap) {
   FW_CHECK_LAUNCH();
 }
 
-template <class Cfg>
+template <int BN, int NC, int STAGES, int CL>
 void launch_cfg(const GemmArgs& a, cudaStream_t s, int swap) {
+  // Bias-free launches use kernels without the bias code; linear layers (W as [N, K]) carry a bias,
+  // B[K, N] with a bias is supported too. fp32 (TF32) takes W as [N, K] only.
+  const bool nk = a.b_layout == GemmLayout::nk, bias = a.bias != nullptr;
   dispatch_float(a.dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
+    using Cfg = TileCfg<T, BN, NC, STAGES, CL>;
     if constexpr (std::is_same<T, float>::value) {
-      throw std::invalid_argument("gemm_sm90: fp32 is not a wgmma path");
+      FW_REQUIRE(nk, "TF32 wgmma needs B as [N, K]");
+      if (bias) launch<T, Cfg, true, true>(a, s, swap);
+      if (!bias) launch<T, Cfg, true, false>(a, s, swap);
     } else {
-      if (a.b_layout == GemmLayout::nk)
-        launch<T, Cfg, true>(a, s, swap);
-      else
-        launch<T, Cfg, false>(a, s, swap);
+      if (nk && bias) launch<T, Cfg, true, true>(a, s, swap);
+      if (nk && !bias) launch<T, Cfg, true, false>(a, s, swap);
+      if (!nk && bias) launch<T, Cfg, false, true>(a, s, swap);
+      if (!nk && !bias) launch<T, Cfg, false, false>(a, s, swap);
     }
   });
 }
@@ -589,7 +627,7 @@ bool sm90_kernels_loaded() {
   std::call_once(once[d], [&] {
     cudaFuncAttributes attr{};
     const cudaError_t e = cudaFuncGetAttributes(
-        &attr, k_gemm_sm90<__nv_bfloat16, TileCfg<256, 2, 4, 2>, false>);
+        &attr, k_gemm_sm90<__nv_bfloat16, TileCfg<__nv_bfloat16, 256, 2, 4, 2>, false, false>);
     cached[d] = (e == cudaSuccess && attr.ptxVersion >= 90 && attr.binaryVersion >= 90) ? 1 : 0;
     if (e != cudaSuccess) (void)cudaGetLastError();
   });
@@ -605,8 +643,8 @@ Sm90Debug& sm90_debug() {
 
 int sm90_resident_clusters(Sm90Config c) {
   switch (c) {
-    case Sm90Config::bm128_bn256_cl2: return resident_clusters<__nv_bfloat16, TileCfg<256, 2, 4, 2>, false>();
-    case Sm90Config::bm128_bn128_cl2: return resident_clusters<__nv_bfloat16, TileCfg<128, 2, 6, 2>, false>();
+    case Sm90Config::bm128_bn256_cl2: return resident_clusters<__nv_bfloat16, TileCfg<__nv_bfloat16, 256, 2, 4, 2>, false, false>();
+    case Sm90Config::bm128_bn128_cl2: return resident_clusters<__nv_bfloat16, TileCfg<__nv_bfloat16, 128, 2, 6, 2>, false, false>();
     default: return current_device_info().sms;
   }
 }
@@ -624,14 +662,17 @@ const char* sm90_config_name(Sm90Config c) {
   return "?";
 }
 
-bool sm90_supported(const GemmArgs& a) {
-  if (a.dt != DType::f16 && a.dt != DType::bf16) return false;
+bool sm90_supported(const GemmArgs& a, bool allow_tf32) {
+  const bool tf32 = a.dt == DType::f32 && allow_tf32 && a.b_layout == GemmLayout::nk;
+  if (a.dt != DType::f16 && a.dt != DType::bf16 && !tf32) return false;
   const DeviceInfo& dev = current_device_info();
   if (dev.cc_major != 9 || dev.cc_minor != 0) return false;
-  // Tensor-map rules: 16-byte aligned base addresses and row strides (K*2, and N*2 for B as [K,N]).
+  // Tensor-map rules: 16-byte aligned base addresses and row strides (K and, for B as [K,N], N
+  // elements a multiple of 16 bytes).
   if ((reinterpret_cast<uintptr_t>(a.A) & 15) || (reinterpret_cast<uintptr_t>(a.B) & 15)) return false;
-  if (a.K % 8) return false;
-  if (a.b_layout == GemmLayout::kn && a.N % 8) return false;
+  const int64_t e16 = 16 / int64_t(opbench::dtype_size(a.dt));
+  if (a.K % e16) return false;
+  if (a.b_layout == GemmLayout::kn && a.N % e16) return false;
   if (a.M > INT32_MAX || a.N > INT32_MAX || a.K > INT32_MAX || a.batch > INT32_MAX) return false;
   return sm90_kernels_loaded();
 }
@@ -648,12 +689,12 @@ Sm90Config sm90_pick(const GemmArgs& a) {
 
 void gemm_sm90(const GemmArgs& a, Sm90Config c, cudaStream_t s, int b_desc_swap) {
   switch (c) {
-    case Sm90Config::bm128_bn256_cl2: return launch_cfg<TileCfg<256, 2, 4, 2>>(a, s, b_desc_swap);
-    case Sm90Config::bm128_bn256_cl1: return launch_cfg<TileCfg<256, 2, 4, 1>>(a, s, b_desc_swap);
-    case Sm90Config::bm128_bn128_cl2: return launch_cfg<TileCfg<128, 2, 6, 2>>(a, s, b_desc_swap);
-    case Sm90Config::bm128_bn128_cl1: return launch_cfg<TileCfg<128, 2, 6, 1>>(a, s, b_desc_swap);
-    case Sm90Config::bm64_bn128: return launch_cfg<TileCfg<128, 1, 8, 1>>(a, s, b_desc_swap);
-    case Sm90Config::bm64_bn64: return launch_cfg<TileCfg<64, 1, 8, 1>>(a, s, b_desc_swap);
+    case Sm90Config::bm128_bn256_cl2: return launch_cfg<256, 2, 4, 2>(a, s, b_desc_swap);
+    case Sm90Config::bm128_bn256_cl1: return launch_cfg<256, 2, 4, 1>(a, s, b_desc_swap);
+    case Sm90Config::bm128_bn128_cl2: return launch_cfg<128, 2, 6, 2>(a, s, b_desc_swap);
+    case Sm90Config::bm128_bn128_cl1: return launch_cfg<128, 2, 6, 1>(a, s, b_desc_swap);
+    case Sm90Config::bm64_bn128: return launch_cfg<128, 1, 8, 1>(a, s, b_desc_swap);
+    case Sm90Config::bm64_bn64: return launch_cfg<64, 1, 8, 1>(a, s, b_desc_swap);
     default: break;
   }
   throw std::invalid_argument("gemm_sm90: unknown tile configuration");

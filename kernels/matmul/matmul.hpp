@@ -1,13 +1,17 @@
 // The framework's matrix products: matmul (A[M,K] @ B[K,N]), bmm (batched), linear (x[M,K] @ W[N,K]^T + b).
-// All row-major, contiguous. fp32 is computed in true fp32 (SIMT); fp16/bf16 on tensor cores with fp32
-// accumulation, output rounded once to the input dtype.
+// All row-major, contiguous. fp32 is computed in true fp32 (SIMT) unless the caller allows TF32;
+// fp16/bf16 on tensor cores with fp32 accumulation, output rounded once to the input dtype.
 //
 // Paths, chosen per call (gemm_path() names the one a call would take):
-//   fp32, M <= 16     streaming kernel over B with split-K (gemm_skinny.cu), batch 1 only.
-//   fp32              SIMT kernel: 128x128 block tile (128x64 below one wave of blocks), 8x8 outputs per
-//                     thread, double-buffered shared memory, 16-byte loads when the rows allow it
-//                     (gemm_simt.cu). `allow_tf32` is accepted and, for now, ignored: the result is
-//                     true fp32 either way.
+//   fp32, M <= 16     streaming kernel over B with split-K (gemm_skinny.cu), batch 1 only; exact fp32
+//                     even when TF32 is allowed (the shape is bound by reading B).
+//   fp32, allow_tf32  TF32 tensor cores, fp32 accumulation: on cc 9.0 the TMA + wgmma kernel below
+//                     (TF32 operands = fp32 with the low mantissa bits ignored), for B[K,N] after
+//                     transposing B into a per-device scratch (TF32 wgmma reads K-major B only);
+//                     elsewhere mma.sync m16n8k8 (gemm_mma.cu, inputs rounded to nearest TF32).
+//   fp32              SIMT kernel, warp-tiled (gemm_simt.cu): the tile configuration by problem size
+//                     (simt_pick), double-buffered shared memory, 16-byte loads when the rows allow it,
+//                     split-K when one problem has too few tiles to fill the GPU.
 //   fp16/bf16, cc 9.0 TMA + wgmma kernel (gemm_sm90.cu), warp-specialized and persistent, when
 //                     the tensor-map rules hold: A, B 16-byte aligned, K % 8 == 0, and for B as [K,N]
 //                     also N % 8 == 0 (every row stride a multiple of 16 bytes). M, N, K need not be
@@ -42,8 +46,8 @@ void gemm(DType dt, GemmLayout b_layout, const void* A, const void* B, const voi
           int64_t batch, int64_t M, int64_t N, int64_t K, bool allow_tf32, cudaStream_t stream);
 
 // The kernel (and tile configuration) gemm() picks for these arguments on the current device, e.g.
-// "sm90_tma_wgmma 128x256 cluster2", "mma_sync_cp_async", "simt_f32_vec4".
+// "sm90_tma_wgmma 128x256", "mma_sync_cp_async", "simt_f32 128x128/8x16 vec4", "mma_sync_tf32_cp_async".
 std::string gemm_path(DType dt, GemmLayout b_layout, const void* A, const void* B, const void* C,
-                      int64_t batch, int64_t M, int64_t N, int64_t K);
+                      int64_t batch, int64_t M, int64_t N, int64_t K, bool allow_tf32 = false);
 
 }  // namespace fw
