@@ -4,8 +4,8 @@
 //   matmul  {M, N, K}     A[M,K] @ B[K,N] -> C[M,N]                  (all row-major, contiguous)
 //   linear  {M, N, K}     x[M,K] @ W[N,K]^T + b[N] -> y[M,N]         (bias fused in the epilogue)
 //   bmm     {B, M, N, K}  A[B,M,K] @ B[B,K,N] -> C[B,M,N]
-// The params entry "tf32" (0/1) is set by the harness from --tf32. The framework's fp32 kernel is true
-// fp32 either way (SIMT); LibTorch and cuBLAS use TF32 tensor cores when it is 1.
+// The params entry "tf32" (0/1) is set by the harness from --tf32: with 1, LibTorch, cuBLAS and the
+// framework (fw::gemm's TF32 path) all run fp32 on TF32 tensor cores; with 0 all three are true fp32.
 //
 // Size classes, by FLOPs (2*B*M*N*K): small <= ~2 GFLOP (squares 256..1024, decode-like M = 1, 16, 64
 // with N = K = 4096), medium ~17-36 GFLOP (2048^3, the Qwen2.5-0.5B MLP projections at 4096 tokens),

@@ -1,6 +1,8 @@
 // Every registered op's framework kernel against LibTorch and the fp64 oracle, through the same
 // correctness gate bench_ops uses, on each op's odd test shapes, in fp32, fp16 and bf16, and on views
-// shifted off 16-byte alignment. Skipped, with the reason, when there is no CUDA GPU or no CUDA LibTorch.
+// shifted off 16-byte alignment; and the ops that honour --tf32 (matmul) once more in fp32 with TF32
+// allowed on both sides, under their TF32 tolerance. Skipped, with the reason, when there is no CUDA
+// GPU or no CUDA LibTorch.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -44,13 +46,14 @@ class KernelVsTorch : public testing::TestWithParam<OpCase> {
   }
 };
 
-TEST_P(KernelVsTorch, OddShapesAndUnalignedViews) {
-  const OpDef* op = global_registry().find(GetParam().op);
+void check_op(const OpCase& c, bool tf32) {
+  const OpDef* op = global_registry().find(c.op);
   ASSERT_NE(op, nullptr);
   ProblemRunner runner;
+  runner.tf32 = tf32;
   for (const Shape& s : op->test_shapes()) {
     for (int64_t misalign : {0, 1}) {
-      Problem p{op, s, SizeClass::custom, GetParam().dtype};
+      Problem p{op, s, SizeClass::custom, c.dtype};
       Verification v;
       try {
         v = runner.verify(p, misalign);
@@ -58,17 +61,41 @@ TEST_P(KernelVsTorch, OddShapesAndUnalignedViews) {
         ADD_FAILURE() << p.id() << " misalign " << misalign << ": " << e.what();
         continue;
       }
-      EXPECT_TRUE(v.correct) << p.id() << " misalign " << misalign << ": " << v.mismatches
-                             << " mismatches; " << v.first_mismatch << " (max abs err " << v.max_abs_err
-                             << ", vs fp64 " << v.oracle_max_abs_err << ")";
+      EXPECT_TRUE(v.correct) << p.id() << (tf32 ? " (tf32)" : "") << " misalign " << misalign << ": "
+                             << v.mismatches << " mismatches; " << v.first_mismatch << " (max abs err "
+                             << v.max_abs_err << ", vs fp64 " << v.oracle_max_abs_err << ")";
     }
   }
 }
+
+TEST_P(KernelVsTorch, OddShapesAndUnalignedViews) { check_op(GetParam(), false); }
+
+// TF32 on both sides, as `bench_ops --tf32` runs it: LibTorch's cuBLAS switch and the framework's TF32 path.
+class Tf32VsTorch : public KernelVsTorch {
+ protected:
+  void SetUp() override {
+    KernelVsTorch::SetUp();
+    if (!IsSkipped()) reference::set_torch_tf32(true);
+  }
+  void TearDown() override {
+    if (!IsSkipped()) reference::set_torch_tf32(false);
+  }
+};
+
+std::vector<OpCase> tf32_cases() {
+  std::vector<OpCase> v;
+  for (const OpDef& op : global_registry().ops())
+    if (op.tf32_tolerance) v.push_back({op.name, DType::f32});
+  return v;
+}
+
+TEST_P(Tf32VsTorch, OddShapesAndUnalignedViews) { check_op(GetParam(), true); }
 
 std::string case_name(const testing::TestParamInfo<OpCase>& info) {
   return info.param.op + "_" + dtype_name(info.param.dtype);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllOps, KernelVsTorch, testing::ValuesIn(all_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Tf32Ops, Tf32VsTorch, testing::ValuesIn(tf32_cases()), case_name);
 
 }  // namespace
