@@ -1,9 +1,10 @@
 // fw::gemm: argument checks and the choice of path (matmul.hpp lists the paths and their rules).
-//   fp32, M <= 16, batch 1                -> skinny streaming kernel (gemm_skinny.cu), TF32 allowed or not
 //   fp32, TF32 allowed, W[N,K], cc 9.0    -> TMA + wgmma TF32 kernel (gemm_sm90.cu)
-//   fp32, TF32 allowed, B[K,N], cc 9.0    -> B transposed into a scratch [N,K] (fw::layout), then the
-//                                            same wgmma kernel (TF32 wgmma reads K-major B only)
-//   fp32, TF32 allowed otherwise          -> mma.sync m16n8k8 TF32 kernel (gemm_mma.cu)
+//   fp32, TF32 allowed, B[K,N], cc 9.0,   -> B transposed into a scratch [N,K] (fw::layout), then the
+//     M >= 256                               same wgmma kernel (TF32 wgmma reads K-major B only)
+//   fp32, TF32 allowed, not cc 9.0 or     -> mma.sync m16n8k8 TF32 kernel (gemm_mma.cu)
+//     rows not 16-byte aligned
+//   fp32, M <= 16, batch 1                -> skinny streaming kernel (gemm_skinny.cu)
 //   fp32                                  -> SIMT kernel (gemm_simt.cu)
 //   fp16/bf16, cc 9.0, tensor-map rules   -> TMA + wgmma kernel (gemm_sm90.cu), tile config by size
 //   fp16/bf16 otherwise                   -> mma.sync kernel (gemm_mma.cu)
@@ -93,49 +94,64 @@ detail::GemmArgs make_args(DType dt, GemmLayout bl, const void* A, const void* B
   return detail::GemmArgs{dt, bl, A, B, bias, C, batch, M, N, K};
 }
 
+// The path a call takes (see the table at the top of this file and matmul.hpp).
+enum class Path { empty, fill_bias, skinny, sm90, sm90_transposed_b, mma, simt };
+
+Path choose(const detail::GemmArgs& a, bool allow_tf32) {
+  if (a.batch == 0 || a.M == 0 || a.N == 0) return Path::empty;
+  if (a.K == 0) return Path::fill_bias;
+  if (a.dt == DType::f32 && allow_tf32) {
+    // W as [N, K]: TF32 wgmma directly, at any M (it also beats streaming B in fp32 at M = 1).
+    if (detail::sm90_supported(a, true)) return Path::sm90;
+    if (!tf32_transposed_ok(a)) return Path::mma;  // not Hopper, or rows not 16-byte aligned
+    // B as [K, N]: transposing B pays off from a few hundred rows; below that exact fp32 is faster.
+    if (a.M >= 256) return Path::sm90_transposed_b;
+  }
+  if (detail::skinny_supported(a)) return Path::skinny;
+  if (a.dt == DType::f32) return Path::simt;
+  if (detail::sm90_supported(a)) return Path::sm90;
+  return Path::mma;
+}
+
 }  // namespace
 
 void gemm(DType dt, GemmLayout b_layout, const void* A, const void* B, const void* bias, void* C, int64_t batch,
           int64_t M, int64_t N, int64_t K, bool allow_tf32, cudaStream_t stream) {
   const detail::GemmArgs a = make_args(dt, b_layout, A, B, bias, C, batch, M, N, K);
-  if (batch == 0 || M == 0 || N == 0) return;
-  if (K == 0) return detail::gemm_fill_bias(a, stream);
-  // M <= 16 streams B once whatever the precision: exact fp32 there costs nothing over TF32.
-  if (detail::skinny_supported(a)) return detail::gemm_skinny(a, stream);
-  if (dt == DType::f32 && allow_tf32) {
-    if (detail::sm90_supported(a, true)) return detail::gemm_sm90(a, detail::sm90_pick(a), stream);
-    if (tf32_transposed_ok(a)) {
+  switch (choose(a, allow_tf32)) {
+    case Path::empty: return;
+    case Path::fill_bias: return detail::gemm_fill_bias(a, stream);
+    case Path::skinny: return detail::gemm_skinny(a, stream);
+    case Path::sm90: return detail::gemm_sm90(a, detail::sm90_pick(a), stream);
+    case Path::sm90_transposed_b: {
       detail::GemmArgs t = a;
       t.b_layout = GemmLayout::nk;
       t.B = detail::tf32_scratch(size_t(batch * K * N) * sizeof(float));
       layout::transpose_last2(a.B, const_cast<void*>(t.B), batch, K, N, dt, stream);
       return detail::gemm_sm90(t, detail::sm90_pick(t), stream);
     }
-    return detail::gemm_mma(a, stream);
+    case Path::mma: return detail::gemm_mma(a, stream);
+    case Path::simt: return detail::gemm_simt(a, stream);
   }
-  if (dt == DType::f32) return detail::gemm_simt(a, stream);
-  if (detail::sm90_supported(a)) return detail::gemm_sm90(a, detail::sm90_pick(a), stream);
-  detail::gemm_mma(a, stream);
 }
 
 std::string gemm_path(DType dt, GemmLayout b_layout, const void* A, const void* B, const void* C, int64_t batch,
                       int64_t M, int64_t N, int64_t K, bool allow_tf32) {
   const detail::GemmArgs a = make_args(dt, b_layout, A, B, nullptr, const_cast<void*>(C), batch, M, N, K);
-  if (batch == 0 || M == 0 || N == 0) return "empty";
-  if (K == 0) return "fill_bias";
-  if (detail::skinny_supported(a)) return "skinny_f32";
-  if (dt == DType::f32 && allow_tf32) {
-    if (detail::sm90_supported(a, true))
-      return std::string("sm90_tma_wgmma_tf32 ") + detail::sm90_config_name(detail::sm90_pick(a));
-    if (tf32_transposed_ok(a))
-      return std::string("transpose_b + sm90_tma_wgmma_tf32 ") + detail::sm90_config_name(detail::sm90_pick(a));
-    return detail::mma_vector_ok(a) ? "mma_sync_tf32_cp_async" : "mma_sync_tf32_scalar";
+  const std::string tf32 = dt == DType::f32 ? "_tf32" : "";
+  switch (choose(a, allow_tf32)) {
+    case Path::empty: return "empty";
+    case Path::fill_bias: return "fill_bias";
+    case Path::skinny: return "skinny_f32";
+    case Path::sm90: return "sm90_tma_wgmma" + tf32 + " " + detail::sm90_config_name(detail::sm90_pick(a));
+    case Path::sm90_transposed_b:
+      return "transpose_b + sm90_tma_wgmma_tf32 " + std::string(detail::sm90_config_name(detail::sm90_pick(a)));
+    case Path::mma: return (detail::mma_vector_ok(a) ? "mma_sync" + tf32 + "_cp_async" : "mma_sync" + tf32 + "_scalar");
+    case Path::simt:
+      return std::string("simt_f32 ") + detail::simt_config_name(detail::simt_pick(a)) +
+             (detail::simt_vector_ok(a) ? " vec4" : " scalar");
   }
-  if (dt == DType::f32)
-    return std::string("simt_f32 ") + detail::simt_config_name(detail::simt_pick(a)) +
-           (detail::simt_vector_ok(a) ? " vec4" : " scalar");
-  if (detail::sm90_supported(a)) return std::string("sm90_tma_wgmma ") + detail::sm90_config_name(detail::sm90_pick(a));
-  return detail::mma_vector_ok(a) ? "mma_sync_cp_async" : "mma_sync_scalar";
+  return "?";
 }
 
 }  // namespace fw

@@ -64,9 +64,9 @@ bool skinny_supported(const GemmArgs& a);
 void gemm_skinny(const GemmArgs& a, cudaStream_t s);
 
 // ---- fp32 SIMT, gemm_simt.cu -------------------------------------------------------------------------
-bool simt_vector_ok(const GemmArgs& a);  // 16-byte loads possible
+bool simt_vector_ok(const GemmArgs& a);  // 16-byte copies of B[K, N] possible
 // Tile configurations (index: see simt_config_name, e.g. "128x128/8x16": block tile / thread tile).
-constexpr int kSimtConfigs = 4;
+constexpr int kSimtConfigs = 3;
 const char* simt_config_name(int c);
 int simt_pick(const GemmArgs& a);
 int& simt_debug_config();  // tuning experiments only: >= 0 forces a configuration

@@ -7,19 +7,25 @@
 //     per k step a lane reads its fragments with TM/4 + TN/4 16-byte shared loads for TM*TN FMAs, and a
 //     warp's 16-byte loads touch only 16*LY (A) and 16*LX (B) distinct bytes (broadcast).
 //   - A (and W for linear) tiles are stored transposed in shared memory ([k][m], rows padded by 4
-//     floats: conflict-free transposing stores); B[K,N] tiles are stored as they are.
-//   - Two shared-memory buffers: the next k-block is loaded into registers while the current one is
-//     multiplied, then stored to the other buffer (one barrier per k-block).
-//   vector version: 16-byte global loads (rows 16-byte aligned: K % 4 == 0, N % 4 == 0 for B[K,N]).
-//   scalar version: element loads, any shape and alignment.
+//     floats), copied element-wise by cp.async into their transposed places (consecutive threads take
+//     consecutive k of a row: 32-byte global sectors, distinct banks); B[K,N] tiles are copied as they
+//     are, 16 bytes at a time when its rows allow it (N % 4 == 0, 16-byte aligned), else element-wise.
+//   - A STAGES-deep cp.async pipeline (STAGES - 1 k-blocks in flight, one barrier per k-block) and
+//     double-buffered register fragments (step k + 1's shared loads issued before step k's FMAs),
+//     the structure of cuBLAS's own SGEMM kernel on H100 (sm80_xmma_gemm_..._tilesize256x128x8_stage3
+//     per ncu). Copies of blocks entirely in range skip the bounds checks.
 //   split-K (batch 1, too few tiles to fill the GPU): blockIdx.z is a K chunk, C is zeroed first and
 //   the chunks add into it atomically.
 // Also here: the K == 0 fill (C = bias or 0).
 //
 // Cost: 2*B*M*N*K FLOPs. H100 SXM fp32 FMA peak is 132 SMs x 128 lanes x 2 x ~1.98 GHz = 67 TFLOP/s;
-// for 4096^3 (137 GFLOP) that is a 2.05 ms floor; cuBLAS's SGEMM reaches ~52 TFLOP/s (2.66 ms).
+// for 4096^3 (137 GFLOP) that is a 2.05 ms floor; cuBLAS's SGEMM reaches ~52 TFLOP/s (2.65 ms), this
+// kernel 2.75 ms (96% of it) in the tuning harness on H100. ncu there: issue slots 82% busy (cuBLAS
+// 91%), 2.44 G instructions (cuBLAS 2.43 G), the rest of the gap in dispatch stalls (0.21 vs 0.10
+// per instruction).
 #include <algorithm>
 #include <cstdint>
+#include <mutex>
 #include <stdexcept>
 #include <type_traits>
 
@@ -31,18 +37,19 @@ namespace fw::simt {
 
 constexpr int PAD = 4;
 
-template <int BM_, int BN_, int BK_, int WM_, int WN_, int LY_, int MINB_>
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int LY_, int MINB_, int STAGES_>
 struct SimtCfg {
   static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, LY = LY_, LX = 32 / LY_, MINB = MINB_;
+  static constexpr int STAGES = STAGES_;
   static constexpr int THREADS = 32 * WM * WN;
   static constexpr int WTM = BM / WM, WTN = BN / WN;  // warp tile
   static constexpr int TM = WTM / LY, TN = WTN / LX;  // thread tile
   static constexpr int LDA = BM + PAD, LDB = BN + PAD;  // shared row lengths (floats)
-  static constexpr int A4 = BM * BK / 4 / THREADS;      // float4 per thread per k-block
-  static constexpr int B4 = BN * BK / 4 / THREADS;
+  static constexpr int STAGE_FLOATS = BK * (LDA + LDB);
+  static constexpr int SMEM = STAGES * STAGE_FLOATS * 4;  // bytes of dynamic shared memory
   static_assert(LY * LX == 32 && BM % WM == 0 && BN % WN == 0, "warp layout");
   static_assert(TM % 4 == 0 && TN % 4 == 0 && TM * LY == WTM && TN * LX == WTN, "thread tile");
-  static_assert(A4 >= 1 && B4 >= 1 && BM * BK % (4 * THREADS) == 0 && BN * BK % (4 * THREADS) == 0, "loads");
+  static_assert(BM * BK % THREADS == 0 && BN * BK % (4 * THREADS) == 0 && STAGES >= 2 && BK % 2 == 0, "loads");
 };
 
 struct Params {
@@ -55,80 +62,109 @@ struct Params {
   int k_chunk = 0;  // K per chunk, a multiple of BK
 };
 
-// One float4 of a K-contiguous operand (A, or W for linear): row r of the tile, k quad kq.
-template <bool VEC>
-__device__ __forceinline__ void load_k_rows(float (&v)[4], const float* __restrict__ X, int rows, int K, int gr,
-                                            int gk) {
-  if (VEC) {
-    float4 t = make_float4(0.f, 0.f, 0.f, 0.f);
-    if (gr < rows && gk < K) t = __ldg(reinterpret_cast<const float4*>(X + int64_t(gr) * K + gk));
-    v[0] = t.x, v[1] = t.y, v[2] = t.z, v[3] = t.w;
-  } else {
+__device__ __forceinline__ uint32_t smem_u32(const void* ptr) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(ptr));
+}
+// Asynchronous global -> shared copies (cp.async, sm_80+); a zero source size fills zeros.
+__device__ __forceinline__ void cp_async4(float* dst, const float* src, bool valid) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(smem_u32(dst)), "l"(src), "r"(valid ? 4 : 0)
+               : "memory");
+}
+__device__ __forceinline__ void cp_async16(float* dst, const float* src, bool valid) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(smem_u32(dst)), "l"(src), "r"(valid ? 16 : 0)
+               : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+
+__device__ __forceinline__ void cp_async4(float* dst, const float* src) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(smem_u32(dst)), "l"(src) : "memory");
+}
+__device__ __forceinline__ void cp_async16(float* dst, const float* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_u32(dst)), "l"(src) : "memory");
+}
+
+// A K-contiguous operand tile (A, or W for linear): ROWS x BK elements copied one by one into its
+// transposed place [k][row] (row stride LD). Consecutive threads take consecutive k of a row: each row's
+// BK floats are one 32-byte sector in global memory, and the shared-memory stores hit distinct banks.
+// Thread t copies rows t / BK + u * (THREADS / BK), column t % BK. FULL: the whole tile is in range
+// (no bounds checks).
+template <int ROWS, int BK, int LD, int THREADS, bool FULL>
+__device__ __forceinline__ void load_k_major(float* dst, const float* __restrict__ X, int rows, int K, int r0,
+                                             int k0) {
+  constexpr int STEP = THREADS / BK;  // rows between a thread's copies
+  const int r = threadIdx.x / BK, k = threadIdx.x % BK;
+  const float* src = X + int64_t(r0 + r) * K + k0 + k;
+  float* d = dst + k * LD + r;
 #pragma unroll
-    for (int i = 0; i < 4; ++i) v[i] = (gr < rows && gk + i < K) ? X[int64_t(gr) * K + gk + i] : 0.f;
+  for (int u = 0; u < ROWS / STEP; ++u) {
+    if (FULL) {
+      cp_async4(d + u * STEP, src + int64_t(u) * STEP * K);
+    } else {
+      const bool ok = r0 + r + u * STEP < rows && k0 + k < K;
+      cp_async4(d + u * STEP, ok ? src + int64_t(u) * STEP * K : X, ok);
+    }
   }
 }
 
-// Global -> registers for one k-block, registers -> shared memory after the current one is consumed.
+// One k-block (A and B tiles) into pipeline stage buffers sa / sb; FULL: the tiles are entirely in range.
+template <class Cfg, bool B_NK, bool VEC, bool FULL>
+__device__ __forceinline__ void load_stage(float* sa, float* sb, const float* __restrict__ A,
+                                           const float* __restrict__ B, const Params& p, int m0, int n0, int k0) {
+  constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, T = Cfg::THREADS;
+  static_assert(T % BK == 0 && BM % (T / BK) == 0 && BN % (T / BK) == 0, "copy layout");
+  load_k_major<BM, BK, Cfg::LDA, T, FULL>(sa, A, p.M, p.K, m0, k0);
+  if (B_NK) {
+    load_k_major<BN, BK, Cfg::LDB, T, FULL>(sb, B, p.N, p.K, n0, k0);
+  } else if (VEC) {
+    // B[K,N] rows as they are: 16-byte copies (N % 4 == 0, so a quad is in range or out entirely).
+    constexpr int Q = BN / 4, STEP = T / Q;  // quads per row; rows between a thread's copies
+    static_assert(T % Q == 0 || Q % T == 0, "copy layout");
+#pragma unroll
+    for (int u = 0; u < BK * Q / T; ++u) {
+      const int id = threadIdx.x + u * T;
+      const int k = id / Q, n = (id % Q) * 4;
+      const float* src = B + int64_t(k0 + k) * p.N + n0 + n;
+      if (FULL) {
+        cp_async16(sb + k * Cfg::LDB + n, src);
+      } else {
+        const bool ok = k0 + k < p.K && n0 + n < p.N;
+        cp_async16(sb + k * Cfg::LDB + n, ok ? src : B, ok);
+      }
+      (void)STEP;
+    }
+  } else {
+#pragma unroll
+    for (int u = 0; u < BK * BN / T; ++u) {
+      const int id = threadIdx.x + u * T;
+      const int k = id / BN, n = id % BN;
+      const bool ok = FULL || (k0 + k < p.K && n0 + n < p.N);
+      cp_async4(sb + k * Cfg::LDB + n, ok ? B + int64_t(k0 + k) * p.N + n0 + n : B, ok);
+    }
+  }
+}
+
+// Picks the unchecked copies when the k-block's tiles are entirely in range.
 template <class Cfg, bool B_NK, bool VEC>
-struct Loader {
-  static constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, T = Cfg::THREADS;
-  float a[Cfg::A4][4], b[Cfg::B4][4];
-  __device__ __forceinline__ void load(const float* __restrict__ A, const float* __restrict__ B, const Params& p,
-                                       int m0, int n0, int k0) {
-#pragma unroll
-    for (int u = 0; u < Cfg::A4; ++u) {
-      const int id = threadIdx.x + u * T;
-      load_k_rows<VEC>(a[u], A, p.M, p.K, m0 + id / (BK / 4), k0 + (id % (BK / 4)) * 4);
-    }
-#pragma unroll
-    for (int u = 0; u < Cfg::B4; ++u) {
-      const int id = threadIdx.x + u * T;
-      if (B_NK) {
-        load_k_rows<VEC>(b[u], B, p.N, p.K, n0 + id / (BK / 4), k0 + (id % (BK / 4)) * 4);
-      } else {
-        const int gk = k0 + id / (BN / 4), gn = n0 + (id % (BN / 4)) * 4;
-        if (VEC) {
-          float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
-          if (gk < p.K && gn < p.N) v = __ldg(reinterpret_cast<const float4*>(B + int64_t(gk) * p.N + gn));
-          b[u][0] = v.x, b[u][1] = v.y, b[u][2] = v.z, b[u][3] = v.w;
-        } else {
-#pragma unroll
-          for (int i = 0; i < 4; ++i) b[u][i] = (gk < p.K && gn + i < p.N) ? B[int64_t(gk) * p.N + gn + i] : 0.f;
-        }
-      }
-    }
-  }
-  __device__ __forceinline__ void store(float* sa, float* sb) const {
-#pragma unroll
-    for (int u = 0; u < Cfg::A4; ++u) {
-      const int id = threadIdx.x + u * T;
-      const int r = id / (BK / 4), kq = (id % (BK / 4)) * 4;
-#pragma unroll
-      for (int i = 0; i < 4; ++i) sa[(kq + i) * Cfg::LDA + r] = a[u][i];
-    }
-#pragma unroll
-    for (int u = 0; u < Cfg::B4; ++u) {
-      const int id = threadIdx.x + u * T;
-      if (B_NK) {
-        const int r = id / (BK / 4), kq = (id % (BK / 4)) * 4;
-#pragma unroll
-        for (int i = 0; i < 4; ++i) sb[(kq + i) * Cfg::LDB + r] = b[u][i];
-      } else {
-        const int k = id / (BN / 4), nq = (id % (BN / 4)) * 4;
-        *reinterpret_cast<float4*>(sb + k * Cfg::LDB + nq) = make_float4(b[u][0], b[u][1], b[u][2], b[u][3]);
-      }
-    }
-  }
-};
+__device__ __forceinline__ void load_stage_any(bool interior, float* sa, float* sb, const float* __restrict__ A,
+                                               const float* __restrict__ B, const Params& p, int m0, int n0,
+                                               int k0) {
+  if (interior && k0 + Cfg::BK <= p.K)
+    load_stage<Cfg, B_NK, VEC, true>(sa, sb, A, B, p, m0, n0, k0);
+  else
+    load_stage<Cfg, B_NK, VEC, false>(sa, sb, A, B, p, m0, n0, k0);
+}
 
 template <class Cfg, bool B_NK, bool VEC>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINB)
     k_gemm_simt(const Params p, int64_t sA, int64_t sB, int64_t sC) {
   constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, TM = Cfg::TM, TN = Cfg::TN;
   constexpr int LDA = Cfg::LDA, LDB = Cfg::LDB, LY = Cfg::LY, LX = Cfg::LX;
-  __shared__ __align__(16) float As[2][BK * LDA];
-  __shared__ __align__(16) float Bs[2][BK * LDB];
+  constexpr int STAGES = Cfg::STAGES;
+  extern __shared__ __align__(16) float smem[];  // STAGES x {A [BK][LDA], B [BK][LDB]}
   const bool split = p.splits > 1;
   const int bz = split ? 0 : blockIdx.z;
   const int k_begin = split ? int(blockIdx.z) * p.k_chunk : 0;
@@ -141,7 +177,10 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINB)
   // This lane's first row / column inside the block tile (quadrant q adds q*4*LY rows, q*4*LX columns).
   const int tm0 = (warp / Cfg::WN) * Cfg::WTM + (lane / LX) * 4;
   const int tn0 = (warp % Cfg::WN) * Cfg::WTN + (lane % LX) * 4;
-  const int nkt = (k_end - k_begin + BK - 1) / BK;  // tiles past K are zero-filled by the loader
+  const int nkt = (k_end - k_begin + BK - 1) / BK;  // tiles past K are zero-filled by the loads
+  const bool interior = m0 + BM <= p.M && n0 + BN <= p.N;  // no row / column checks in the copies
+  auto stage_a = [&](int st) { return smem + st * Cfg::STAGE_FLOATS; };
+  auto stage_b = [&](int st) { return smem + st * Cfg::STAGE_FLOATS + BK * LDA; };
 
   float acc[TM][TN];
 #pragma unroll
@@ -149,37 +188,63 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINB)
 #pragma unroll
     for (int j = 0; j < TN; ++j) acc[i][j] = 0.f;
 
-  Loader<Cfg, B_NK, VEC> ld;
-  ld.load(A, B, p, m0, n0, k_begin);
-  ld.store(As[0], Bs[0]);
+  // Multistage pipeline: STAGES - 1 k-blocks in flight while one is multiplied, one barrier per k-block.
+  // Register fragments are double-buffered: the loads for step k + 1 (at the last step: step 0 of the
+  // next stage, right after its barrier) are issued before the FMAs of step k.
+#pragma unroll
+  for (int st = 0; st < STAGES - 1; ++st) {
+    if (st < nkt) load_stage_any<Cfg, B_NK, VEC>(interior, stage_a(st), stage_b(st), A, B, p, m0, n0, k_begin + st * BK);
+    cp_async_commit();
+  }
+  cp_async_wait<STAGES - 2>();
   __syncthreads();
 
+  float av[2][TM], bv[2][TN];
+  auto load_frag = [&](float (&a)[TM], float (&b)[TN], int st, int k) {
+    const float* sa = stage_a(st) + tm0 + k * LDA;
+    const float* sb = stage_b(st) + tn0 + k * LDB;
+#pragma unroll
+    for (int q = 0; q < TM / 4; ++q) {
+      const float4 v = *reinterpret_cast<const float4*>(sa + q * 4 * LY);
+      a[4 * q] = v.x, a[4 * q + 1] = v.y, a[4 * q + 2] = v.z, a[4 * q + 3] = v.w;
+    }
+#pragma unroll
+    for (int q = 0; q < TN / 4; ++q) {
+      const float4 v = *reinterpret_cast<const float4*>(sb + q * 4 * LX);
+      b[4 * q] = v.x, b[4 * q + 1] = v.y, b[4 * q + 2] = v.z, b[4 * q + 3] = v.w;
+    }
+  };
+  load_frag(av[0], bv[0], 0, 0);
+  int rd = 0;  // the stage being read
   for (int kt = 0; kt < nkt; ++kt) {
-    const int cur = kt & 1;
-    if (kt + 1 < nkt) ld.load(A, B, p, m0, n0, k_begin + (kt + 1) * BK);
-    const float* sa = As[cur] + tm0;
-    const float* sb = Bs[cur] + tn0;
 #pragma unroll
     for (int k = 0; k < BK; ++k) {
-      float av[TM], bv[TN];
-#pragma unroll
-      for (int q = 0; q < TM / 4; ++q) {
-        const float4 v = *reinterpret_cast<const float4*>(sa + k * LDA + q * 4 * LY);
-        av[4 * q] = v.x, av[4 * q + 1] = v.y, av[4 * q + 2] = v.z, av[4 * q + 3] = v.w;
+      if (k == BK - 1) {
+        // Stage kt + 1 complete and visible; every thread is done with stage kt - 1, which the copies
+        // issued at step 0 of the next k-block overwrite.
+        cp_async_wait<STAGES - 2>();
+        __syncthreads();
+        rd = rd + 1 == STAGES ? 0 : rd + 1;
       }
-#pragma unroll
-      for (int q = 0; q < TN / 4; ++q) {
-        const float4 v = *reinterpret_cast<const float4*>(sb + k * LDB + q * 4 * LX);
-        bv[4 * q] = v.x, bv[4 * q + 1] = v.y, bv[4 * q + 2] = v.z, bv[4 * q + 3] = v.w;
+      load_frag(av[(k + 1) & 1], bv[(k + 1) & 1], rd, (k + 1) % BK);
+      if (k == 0) {
+        const int nt = kt + STAGES - 1;
+        if (nt < nkt)
+          load_stage_any<Cfg, B_NK, VEC>(interior, stage_a(nt % STAGES), stage_b(nt % STAGES), A, B, p, m0, n0,
+                                         k_begin + nt * BK);
+        cp_async_commit();
       }
+      // Serpentine order: consecutive FMAs share an operand, also across rows (register reuse).
 #pragma unroll
       for (int i = 0; i < TM; ++i)
 #pragma unroll
-        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+        for (int jj = 0; jj < TN; ++jj) {
+          const int j = (i % 2) ? TN - 1 - jj : jj;
+          acc[i][j] = fmaf(av[k & 1][i], bv[k & 1][j], acc[i][j]);
+        }
     }
-    if (kt + 1 < nkt) ld.store(As[cur ^ 1], Bs[cur ^ 1]);
-    __syncthreads();
   }
+  cp_async_wait<0>();
 
   // Epilogue: 16-byte stores where aligned; split-K adds atomically (the bias once, by chunk 0).
   const bool vec_out = !split && (p.N % 4 == 0) && ((reinterpret_cast<uintptr_t>(C) & 15) == 0);
@@ -225,27 +290,19 @@ __global__ void k_fill_bias(T* C, const T* bias, int64_t rows, int64_t N) {
     C[i] = bias ? bias[i % N] : from_float<T>(0.f);
 }
 
-// The configurations (index = simt_pick's answer, names in simt_config_name). Measured on H100 at
-// 4096^3 (kn), % of cuBLAS's SGEMM: Cfg0 77%, Cfg1 75%; also tried and dropped: 32x64 warp tiles with
-// 4x8 lanes 74-76%, 8x16 per thread (128x256 / 256x128 blocks, one block per SM; or 128 threads per
-// 128x128 block) 62-68%. ncu on Cfg0: issue slots 70% busy, FMA pipe 62%; per issued instruction the
-// warps stall 0.72 cycles on global loads (long scoreboard), 0.42 dispatch, 0.41 barrier, 0.24 shared
-// loads (notes/performance.md).
-//                                BM   BN  BK WM WN LY MINB   warp tile, thread tile, threads
-using Cfg0 = SimtCfg<128, 128, 8, 2, 4, 8, 2>;   // 64x32, 8x8, 256
-using Cfg1 = SimtCfg<128, 128, 16, 2, 4, 8, 2>;  // 64x32, 8x8, 256, k16
-using Cfg2 = SimtCfg<64, 128, 8, 1, 4, 8, 3>;    // 64x32, 8x8, 128
-using Cfg3 = SimtCfg<64, 64, 16, 2, 2, 4, 4>;    // 32x32, 8x4, 128, k16
+// The configurations (index = simt_pick's answer, names in simt_config_name).
+//                                 BM   BN  BK WM WN LY MINB STAGES   warp tile, thread tile, threads
+using Cfg0 = SimtCfg<128, 256, 16, 2, 4, 8, 1, 3>;  // 64x64, 8x16, 256 (cuBLAS's SGEMM tile, mirrored)
+using Cfg1 = SimtCfg<128, 128, 8, 2, 2, 8, 2, 3>;   // 64x64, 8x16, 128
+using Cfg2 = SimtCfg<64, 64, 16, 2, 2, 4, 4, 3>;    // 32x32, 8x4, 128
 
 }  // namespace fw::simt
 
 namespace fw::detail {
 
 bool simt_vector_ok(const GemmArgs& a) {
-  if ((reinterpret_cast<uintptr_t>(a.A) & 15) || (reinterpret_cast<uintptr_t>(a.B) & 15)) return false;
-  if (a.K % 4) return false;
-  if (a.b_layout == GemmLayout::kn && a.N % 4) return false;
-  return true;
+  // 16-byte copies of B[K, N] rows (A and W are copied element-wise into their transposed places).
+  return a.b_layout == GemmLayout::kn && (reinterpret_cast<uintptr_t>(a.B) & 15) == 0 && a.N % 4 == 0;
 }
 
 namespace {
@@ -263,7 +320,13 @@ int simt_splits(const GemmArgs& a) {
 
 template <class Cfg, bool B_NK, bool VEC>
 void run_simt(const fw::simt::Params& p, dim3 grid, cudaStream_t s, int64_t sA, int64_t sB, int64_t sC) {
-  fw::simt::k_gemm_simt<Cfg, B_NK, VEC><<<grid, Cfg::THREADS, 0, s>>>(p, sA, sB, sC);
+  auto kern = fw::simt::k_gemm_simt<Cfg, B_NK, VEC>;
+  static std::once_flag once[64];  // the shared-memory limit, set once per device
+  int dev = current_device_info().device & 63;
+  std::call_once(once[dev], [&] {
+    FW_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM));
+  });
+  kern<<<grid, Cfg::THREADS, Cfg::SMEM, s>>>(p, sA, sB, sC);
 }
 
 template <class Cfg>
@@ -283,8 +346,7 @@ void launch_simt(const GemmArgs& a, cudaStream_t s, bool vec) {
   }
   const dim3 grid(unsigned(ceil_div(a.N, Cfg::BN)), unsigned(ceil_div(a.M, Cfg::BM)), gz);
   const bool nk = a.b_layout == GemmLayout::nk;
-  if (nk && vec) run_simt<Cfg, true, true>(p, grid, s, sA, sB, sC);
-  if (nk && !vec) run_simt<Cfg, true, false>(p, grid, s, sA, sB, sC);
+  if (nk) run_simt<Cfg, true, false>(p, grid, s, sA, sB, sC);  // W rows are copied element-wise anyway
   if (!nk && vec) run_simt<Cfg, false, true>(p, grid, s, sA, sB, sC);
   if (!nk && !vec) run_simt<Cfg, false, false>(p, grid, s, sA, sB, sC);
   FW_CHECK_LAUNCH();
@@ -292,8 +354,7 @@ void launch_simt(const GemmArgs& a, cudaStream_t s, bool vec) {
 }  // namespace
 
 const char* simt_config_name(int c) {
-  static const char* const names[kSimtConfigs] = {"128x128/8x8", "128x128/8x8 k16", "64x128/8x8",
-                                                  "64x64/8x4 k16"};
+  static const char* const names[kSimtConfigs] = {"128x256/8x16", "128x128/8x16", "64x64/8x4"};
   return c >= 0 && c < kSimtConfigs ? names[c] : "?";
 }
 
@@ -304,12 +365,14 @@ int& simt_debug_config() {
 
 int simt_pick(const GemmArgs& a) {
   if (simt_debug_config() >= 0) return simt_debug_config();
-  // Measured on H100 (% of cuBLAS's SGEMM): 128x128 blocks from one wave of them up (77% at 2048^3 and
-  // 4096^3, 82% at 8192^3); below that 64x64 blocks, which keep every SM busy (1024^3 72%, 512^3 113%,
-  // 8x512^3 74%, M = 64 with split-K 56%; 128x128 there: 57%, 83%, 71%, 33%).
-  const int sms = current_device_info().sms;
-  if (a.batch * ceil_div(a.M, 128) * ceil_div(a.N, 128) >= sms) return 0;
-  return 3;
+  // Measured on H100, % of cuBLAS's SGEMM (tuning harness, B as [K,N] / as [N,K]):
+  //   128x256/8x16 from two waves of its blocks up: 4096^3 96% / 96%, 8192^3 97%;
+  //   128x128/8x16 (two blocks per SM) from one wave: 2048^3 90% / 93%, 4096x896x4864 94% / 85%;
+  //   64x64/8x4 below: 1024^3 92%, 512^3 84%, 8x512^3 93%, 256^3 147%, M = 64 (split-K) 84% / 90%.
+  const int64_t sms = current_device_info().sms;
+  if (a.batch * ceil_div(a.M, 128) * ceil_div(a.N, 256) >= 2 * sms) return 0;
+  if (a.batch * ceil_div(a.M, 128) * ceil_div(a.N, 128) >= sms) return 1;
+  return 2;
 }
 
 void gemm_simt(const GemmArgs& a, cudaStream_t s, bool force_scalar) {
@@ -321,7 +384,6 @@ void gemm_simt(const GemmArgs& a, cudaStream_t s, bool force_scalar) {
     case 0: return launch_simt<Cfg0>(a, s, vec);
     case 1: return launch_simt<Cfg1>(a, s, vec);
     case 2: return launch_simt<Cfg2>(a, s, vec);
-    case 3: return launch_simt<Cfg3>(a, s, vec);
     default: break;
   }
   throw std::invalid_argument("gemm_simt: unknown configuration");

@@ -3,12 +3,13 @@
 // fp16/bf16 on tensor cores with fp32 accumulation, output rounded once to the input dtype.
 //
 // Paths, chosen per call (gemm_path() names the one a call would take):
-//   fp32, M <= 16     streaming kernel over B with split-K (gemm_skinny.cu), batch 1 only; exact fp32
-//                     even when TF32 is allowed (the shape is bound by reading B).
-//   fp32, allow_tf32  TF32 tensor cores, fp32 accumulation: on cc 9.0 the TMA + wgmma kernel below
-//                     (TF32 operands = fp32 with the low mantissa bits ignored), for B[K,N] after
-//                     transposing B into a per-device scratch (TF32 wgmma reads K-major B only);
-//                     elsewhere mma.sync m16n8k8 (gemm_mma.cu, inputs rounded to nearest TF32).
+//   fp32, allow_tf32  TF32 tensor cores, fp32 accumulation. On cc 9.0 the TMA + wgmma kernel below
+//                     (TF32 operands = fp32 with the low mantissa bits ignored): W as [N,K] directly,
+//                     B as [K,N] after transposing it into a per-device scratch (TF32 wgmma reads
+//                     K-major B only) when M >= 256 (fewer rows: the exact fp32 paths below are
+//                     faster than the transpose); elsewhere mma.sync m16n8k8 (gemm_mma.cu, inputs
+//                     rounded to nearest TF32).
+//   fp32, M <= 16     streaming kernel over B with split-K (gemm_skinny.cu), batch 1 only.
 //   fp32              SIMT kernel, warp-tiled (gemm_simt.cu): the tile configuration by problem size
 //                     (simt_pick), double-buffered shared memory, 16-byte loads when the rows allow it,
 //                     split-K when one problem has too few tiles to fill the GPU.
