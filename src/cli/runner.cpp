@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <functional>
 #include <iostream>
@@ -72,7 +73,10 @@ std::string command_output(const std::string& cmd) {
   return out;
 }
 
+// The commit the reports name: $OPBENCH_GIT_COMMIT when set (CI runners that build from an exported
+// tree without .git set it), else `git rev-parse` in the source tree, "-dirty" with local changes.
 std::string git_commit() {
+  if (const char* env = std::getenv("OPBENCH_GIT_COMMIT"); env && *env) return env;
   const std::string dir = OPBENCH_SOURCE_DIR;
   std::string c = command_output("git -C '" + dir + "' rev-parse --short=12 HEAD 2>/dev/null");
   if (c.empty()) return "unknown";
