@@ -77,11 +77,12 @@ std::vector<Shape> bmm_shapes(SizeClass c) {
   return {};
 }
 
-// Tails, K = 1, a single row, K not a multiple of 8 (the portable path), and aligned odd shapes (the
-// TMA path with partial tiles).
+// Tails, K = 1, a single row, K not a multiple of 8 (the portable path), aligned odd shapes (the TMA
+// path with partial tiles), and few-row shapes with 16-byte rows and tails (the fp32 streaming kernel's
+// 1-, 4- and 16-row variants).
 std::vector<Shape> mm_test_shapes() {
   return {{1000, 1000, 1000}, {4095, 257, 513}, {64, 64, 1}, {1, 4096, 4096}, {17, 33, 4095}, {300, 520, 136},
-          {16, 1031, 1030}, {5, 4097, 777}, {3, 300, 5000}};
+          {16, 1031, 1030}, {5, 4097, 777}, {3, 300, 5000}, {12, 1028, 1036}};
 }
 
 OpDef make_gemm_op(const std::string& name, const std::string& description) {
