@@ -158,15 +158,32 @@ std::string render_index(const std::vector<IndexEntry>& entries,
 }  // namespace
 
 void check_writable(const std::string& dir) {
-  // Creates nothing: the folder, or the nearest part of its path that exists, must be a writable folder.
+  // Leaves nothing behind: the folder, or the nearest part of its path that exists, must be a folder
+  // in which an entry can be created (probed by creating and removing one: permission bits alone miss
+  // read-only and pseudo file systems such as /proc, and say yes to root everywhere).
   std::error_code ec;
   fs::path p = fs::absolute(dir, ec);
   if (ec) throw ReportWriteError(fmt::format("cannot use report folder {}: {}", dir, ec.message()));
   while (!fs::exists(p, ec) && p.has_parent_path() && p != p.parent_path()) p = p.parent_path();
   if (!fs::is_directory(p, ec))
     throw ReportWriteError(fmt::format("cannot create report folder {}: {} is not a folder", dir, p.string()));
-  if (::access(p.c_str(), W_OK | X_OK) != 0)
-    throw ReportWriteError(fmt::format("cannot write report folder {}: {}: {}", dir, p.string(), std::strerror(errno)));
+  std::string probe = (p / ".opbench-probe-XXXXXX").string();
+  const bool exists = fs::equivalent(p, fs::absolute(dir, ec), ec);
+  bool ok = false;
+  if (exists) {
+    const int fd = ::mkstemp(probe.data());
+    if (fd >= 0) {
+      ::close(fd);
+      ::unlink(probe.c_str());
+      ok = true;
+    }
+  } else if (::mkdtemp(probe.data()) != nullptr) {
+    ::rmdir(probe.c_str());
+    ok = true;
+  }
+  if (!ok)
+    throw ReportWriteError(fmt::format("cannot {} report folder {}: {}: {}", exists ? "write" : "create", dir,
+                                       p.string(), std::strerror(errno)));
 }
 
 void write_file_atomic(const std::string& path, const std::string& content) {

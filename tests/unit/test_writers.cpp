@@ -325,8 +325,11 @@ TEST(ReportFiles, CheckWritableBeforeARun) {
   EXPECT_NO_THROW(check_writable(tmp.path.string()));
   EXPECT_NO_THROW(check_writable((tmp.path / "not" / "yet" / "there").string()));
   EXPECT_FALSE(fs::exists(tmp.path / "not"));  // nothing created
+  for (const auto& name : listing(tmp.path)) EXPECT_NE(name[0], '.') << "probe left: " << name;
   const fs::path file = tmp.path / "a_file";
   std::ofstream(file) << "x";
   EXPECT_THROW(check_writable((file / "reports").string()), ReportWriteError);
   EXPECT_THROW(check_writable(file.string()), ReportWriteError);
+  // A pseudo file system refuses new entries whatever the permission bits say (and root passes those).
+  if (fs::is_directory("/proc/self")) EXPECT_THROW(check_writable("/proc/opbench-no/reports"), ReportWriteError);
 }
