@@ -27,9 +27,15 @@
 
 #include "kernels/common/check.hpp"
 #include "kernels/common/types.cuh"
+#include "kernels/matmul/gemm_common.cuh"
 #include "kernels/matmul/gemm_detail.hpp"
 
 namespace fw::mma {
+
+using gemm_dev::cp_async;
+using gemm_dev::cp_async_commit;
+using gemm_dev::cp_async_wait;
+using gemm_dev::smem_u32;
 
 constexpr int BM = 128, BN = 128, THREADS = 256;
 // Per element type: k-block BK (64 bytes of K), one mma k-step (32 bytes), padded row lengths.
@@ -59,18 +65,6 @@ struct Params {
 };
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-__device__ __forceinline__ uint32_t smem_u32(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-__device__ __forceinline__ void cp_async16(uint32_t dst, const void* src, bool valid) {
-  const int n = valid ? 16 : 0;
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(n) : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-}
 __device__ __forceinline__ void ldsm_x4(uint32_t addr, uint32_t& r0, uint32_t& r1, uint32_t& r2, uint32_t& r3) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
                : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
@@ -127,7 +121,7 @@ __device__ __forceinline__ void load_stage(T* sa, T* sb, const T* __restrict__ A
       const int r = id / 4, ch = id % 4;
       const int gm = m0 + r, gk = k0 + ch * E16;
       const bool ok = gm < p.M && gk < p.K;
-      cp_async16(smem_u32(sa + r * SA + ch * E16), ok ? A + int64_t(gm) * p.K + gk : A, ok);
+      cp_async<16>(sa + r * SA + ch * E16, ok ? A + int64_t(gm) * p.K + gk : A, ok);
     }
     if (B_NK) {
 #pragma unroll
@@ -136,7 +130,7 @@ __device__ __forceinline__ void load_stage(T* sa, T* sb, const T* __restrict__ A
         const int r = id / 4, ch = id % 4;
         const int gn = n0 + r, gk = k0 + ch * E16;
         const bool ok = gn < p.N && gk < p.K;
-        cp_async16(smem_u32(sb + r * SA + ch * E16), ok ? B + int64_t(gn) * p.K + gk : B, ok);
+        cp_async<16>(sb + r * SA + ch * E16, ok ? B + int64_t(gn) * p.K + gk : B, ok);
       }
     } else {
       // B[K,N]: BK k-rows x BN / E16 chunks (512 in all).
@@ -147,7 +141,7 @@ __device__ __forceinline__ void load_stage(T* sa, T* sb, const T* __restrict__ A
         const int r = id / CH, ch = id % CH;
         const int gk = k0 + r, gn = n0 + ch * E16;
         const bool ok = gk < p.K && gn < p.N;
-        cp_async16(smem_u32(sb + r * SBKN + ch * E16), ok ? B + int64_t(gk) * p.N + gn : B, ok);
+        cp_async<16>(sb + r * SBKN + ch * E16, ok ? B + int64_t(gk) * p.N + gn : B, ok);
       }
     }
   } else {
@@ -291,17 +285,8 @@ __global__ void __launch_bounds__(THREADS) k_gemm_mma(const Params p, int64_t sA
       for (int h = 0; h < 2; ++h) {
         const int row = m0 + wm + i * 16 + lane / 4 + 8 * h;
         if (row >= p.M) continue;
-        const float v0 = acc[i][j][2 * h] + b0, v1 = acc[i][j][2 * h + 1] + b1;
-        T* dst = C + int64_t(row) * p.N + col;
-        if (two && pair_ok) {
-          Packet<T, 2> pk;
-          pk.v[0] = from_float<T>(v0);
-          pk.v[1] = from_float<T>(v1);
-          *reinterpret_cast<Packet<T, 2>*>(dst) = pk;
-        } else {
-          dst[0] = from_float<T>(v0);
-          if (two) dst[1] = from_float<T>(v1);
-        }
+        gemm_dev::store_pair(C + int64_t(row) * p.N + col, acc[i][j][2 * h] + b0, acc[i][j][2 * h + 1] + b1, two,
+                             pair_ok);
       }
     }
   }

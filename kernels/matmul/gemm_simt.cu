@@ -31,6 +31,7 @@
 
 #include "kernels/common/check.hpp"
 #include "kernels/common/types.cuh"
+#include "kernels/matmul/gemm_common.cuh"
 #include "kernels/matmul/gemm_detail.hpp"
 
 namespace fw::simt {
@@ -62,30 +63,9 @@ struct Params {
   int k_chunk = 0;  // K per chunk, a multiple of BK
 };
 
-__device__ __forceinline__ uint32_t smem_u32(const void* ptr) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(ptr));
-}
-// Asynchronous global -> shared copies (cp.async, sm_80+); a zero source size fills zeros.
-__device__ __forceinline__ void cp_async4(float* dst, const float* src, bool valid) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(smem_u32(dst)), "l"(src), "r"(valid ? 4 : 0)
-               : "memory");
-}
-__device__ __forceinline__ void cp_async16(float* dst, const float* src, bool valid) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(smem_u32(dst)), "l"(src), "r"(valid ? 16 : 0)
-               : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-}
-
-__device__ __forceinline__ void cp_async4(float* dst, const float* src) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(smem_u32(dst)), "l"(src) : "memory");
-}
-__device__ __forceinline__ void cp_async16(float* dst, const float* src) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_u32(dst)), "l"(src) : "memory");
-}
+using gemm_dev::cp_async;
+using gemm_dev::cp_async_commit;
+using gemm_dev::cp_async_wait;
 
 // A K-contiguous operand tile (A, or W for linear): ROWS x BK elements copied one by one into its
 // transposed place [k][row] (row stride LD). Consecutive threads take consecutive k of a row: each row's
@@ -102,10 +82,10 @@ __device__ __forceinline__ void load_k_major(float* dst, const float* __restrict
 #pragma unroll
   for (int u = 0; u < ROWS / STEP; ++u) {
     if (FULL) {
-      cp_async4(d + u * STEP, src + int64_t(u) * STEP * K);
+      cp_async<4>(d + u * STEP, src + int64_t(u) * STEP * K);
     } else {
       const bool ok = r0 + r + u * STEP < rows && k0 + k < K;
-      cp_async4(d + u * STEP, ok ? src + int64_t(u) * STEP * K : X, ok);
+      cp_async<4>(d + u * STEP, ok ? src + int64_t(u) * STEP * K : X, ok);
     }
   }
 }
@@ -129,10 +109,10 @@ __device__ __forceinline__ void load_stage(float* sa, float* sb, const float* __
       const int k = id / Q, n = (id % Q) * 4;
       const float* src = B + int64_t(k0 + k) * p.N + n0 + n;
       if (FULL) {
-        cp_async16(sb + k * Cfg::LDB + n, src);
+        cp_async<16>(sb + k * Cfg::LDB + n, src);
       } else {
         const bool ok = k0 + k < p.K && n0 + n < p.N;
-        cp_async16(sb + k * Cfg::LDB + n, ok ? src : B, ok);
+        cp_async<16>(sb + k * Cfg::LDB + n, ok ? src : B, ok);
       }
       (void)STEP;
     }
@@ -142,7 +122,7 @@ __device__ __forceinline__ void load_stage(float* sa, float* sb, const float* __
       const int id = threadIdx.x + u * T;
       const int k = id / BN, n = id % BN;
       const bool ok = FULL || (k0 + k < p.K && n0 + n < p.N);
-      cp_async4(sb + k * Cfg::LDB + n, ok ? B + int64_t(k0 + k) * p.N + n0 + n : B, ok);
+      cp_async<4>(sb + k * Cfg::LDB + n, ok ? B + int64_t(k0 + k) * p.N + n0 + n : B, ok);
     }
   }
 }

@@ -177,6 +177,17 @@ __global__ void __launch_bounds__(kThreads) k_nk(const float* __restrict__ A, co
   }
 }
 
+// Calls f(std::integral_constant<int, MM>) with the smallest instantiated row count MM >= M.
+template <class F>
+void with_rows(int M, F&& f) {
+  if (M == 1)
+    f(std::integral_constant<int, 1>());
+  else if (M <= 4)
+    f(std::integral_constant<int, 4>());
+  else
+    f(std::integral_constant<int, kMaxM>());
+}
+
 }  // namespace fw::skinny
 
 namespace fw::detail {
@@ -201,35 +212,23 @@ void gemm_skinny(const GemmArgs& a, cudaStream_t s) {
     const int k_per_split = int(ceil_div(ceil_div(K, splits), kKnChunk) * kKnChunk);
     const dim3 grid(unsigned(bx), unsigned(ceil_div(K, k_per_split)));
     if (grid.y > 1) FW_CUDA_CHECK(cudaMemsetAsync(C, 0, size_t(M) * N * sizeof(float), s));
-    auto run = [&](auto mm) {
+    with_rows(M, [&](auto mm) {
       constexpr int MM = decltype(mm)::value;
       if (aligned && N % 4 == 0)
         k_kn<MM, true><<<grid, kThreads, 0, s>>>(A, B, bias, C, M, N, K, k_per_split);
       else
         k_kn<MM, false><<<grid, kThreads, 0, s>>>(A, B, bias, C, M, N, K, k_per_split);
-    };
-    if (M == 1)
-      run(std::integral_constant<int, 1>());
-    else if (M <= 4)
-      run(std::integral_constant<int, 4>());
-    else
-      run(std::integral_constant<int, kMaxM>());
+    });
   } else {
     const size_t smem = size_t(M) * kNkChunk * sizeof(float);  // <= 32 KiB
     const unsigned blocks = unsigned(ceil_div(N, kNkCols));
-    auto run = [&](auto mm) {
+    with_rows(M, [&](auto mm) {
       constexpr int MM = decltype(mm)::value;
       if (aligned && K % 4 == 0)
         k_nk<MM, true><<<blocks, kThreads, smem, s>>>(A, B, bias, C, M, N, K);
       else
         k_nk<MM, false><<<blocks, kThreads, smem, s>>>(A, B, bias, C, M, N, K);
-    };
-    if (M == 1)
-      run(std::integral_constant<int, 1>());
-    else if (M <= 4)
-      run(std::integral_constant<int, 4>());
-    else
-      run(std::integral_constant<int, kMaxM>());
+    });
   }
   FW_CHECK_LAUNCH();
 }

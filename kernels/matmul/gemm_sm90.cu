@@ -43,6 +43,7 @@
 
 #include "kernels/common/check.hpp"
 #include "kernels/common/types.cuh"
+#include "kernels/matmul/gemm_common.cuh"
 #include "kernels/matmul/gemm_detail.hpp"
 
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -86,9 +87,7 @@ struct Params {
 };
 
 #ifdef FW_MATMUL_SM90A
-__device__ __forceinline__ uint32_t smem_u32(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
+using gemm_dev::smem_u32;
 __device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
 }
@@ -407,17 +406,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         for (int i = 0; i < 2; ++i) {
           const int row = row0 + 8 * i;
           if (!rows_in && row >= p.M) continue;
-          const float v0 = acc[4 * j + 2 * i] + bb.x, v1 = acc[4 * j + 2 * i + 1] + bb.y;
-          T* dst = Cb + int64_t(row) * p.N + col;
-          if (two && pair_ok) {
-            Packet<T, 2> pk;
-            pk.v[0] = from_float<T>(v0);
-            pk.v[1] = from_float<T>(v1);
-            *reinterpret_cast<Packet<T, 2>*>(dst) = pk;
-          } else {
-            dst[0] = from_float<T>(v0);
-            if (two) dst[1] = from_float<T>(v1);
-          }
+          gemm_dev::store_pair(Cb + int64_t(row) * p.N + col, acc[4 * j + 2 * i] + bb.x,
+                               acc[4 * j + 2 * i + 1] + bb.y, two, pair_ok);
         }
       }
     }

@@ -12,6 +12,7 @@
 // 8192x8192 fp32 sum_first: 268 MB -> ~90 us at ~3.0 TB/s. FLOPs: 1 per element. Memory bound.
 // Measured on H100 (8192x8192, L2 flushed, median): sum_first fp32 107.9 us (83% of copy), bf16 64.9 us
 // (69%); argmax_first fp32 117.9 us (76%), bf16 76.1 us (59%).
+#include "kernels/reduction/kind_dispatch.cuh"
 #include "kernels/reduction/reduction.hpp"
 #include "kernels/reduction/row_engine.cuh"
 
@@ -84,6 +85,15 @@ struct ColArgMax {
     return argmax_better(a.v, a.i, b.v, b.i) ? a : b;
   }
   __device__ void write(int64_t c, const State& st) const { out[c] = st.i; }
+};
+
+struct ColReducers {  // for with_reducer (kind_dispatch.cuh); logsumexp is a last-dim reduction only
+  template <class T>
+  using Sum = ColSum<T>;
+  template <class T, bool IS_MIN>
+  using Ext = ColExt<T, IS_MIN>;
+  using ArgMax = ColArgMax;
+  static constexpr bool kHasLse = false;
 };
 
 constexpr int kRows = 4;  // rows in flight per thread (predicated)
@@ -209,39 +219,12 @@ void reduce_first(ReduceKind kind, opbench::DType dt, const void* xv, void* yv, 
   FW_REQUIRE(rows > 0 && cols > 0, "empty tensor");
   FW_REQUIRE(xv != nullptr && yv != nullptr, "null pointer");
   FW_REQUIRE(kind != ReduceKind::logsumexp, "logsumexp is a last-dim reduction here");
+  if (kind == ReduceKind::argmax) FW_REQUIRE(rows < (int64_t(1) << 31), "argmax_first: more than 2^31 rows");
   dispatch_float(dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* x = static_cast<const T*>(xv);
-    switch (kind) {
-      case ReduceKind::sum:
-      case ReduceKind::mean: {
-        ColSum<T> r;
-        r.out = static_cast<T*>(yv);
-        r.scale = kind == ReduceKind::mean ? float(1.0 / double(rows)) : 1.f;
-        launch_cols_any(x, rows, cols, r, ws, ws_bytes, stream);
-        break;
-      }
-      case ReduceKind::max: {
-        ColExt<T, false> r;
-        r.out = static_cast<T*>(yv);
-        launch_cols_any(x, rows, cols, r, ws, ws_bytes, stream);
-        break;
-      }
-      case ReduceKind::min: {
-        ColExt<T, true> r;
-        r.out = static_cast<T*>(yv);
-        launch_cols_any(x, rows, cols, r, ws, ws_bytes, stream);
-        break;
-      }
-      case ReduceKind::argmax: {
-        FW_REQUIRE(rows < (int64_t(1) << 31), "argmax_first: more than 2^31 rows");
-        ColArgMax r;
-        r.out = static_cast<int64_t*>(yv);
-        launch_cols_any(x, rows, cols, r, ws, ws_bytes, stream);
-        break;
-      }
-      default: break;
-    }
+    with_reducer<T, ColReducers>(kind, yv, float(1.0 / double(rows)),
+                                 [&](auto& r) { launch_cols_any(x, rows, cols, r, ws, ws_bytes, stream); });
   });
 }
 

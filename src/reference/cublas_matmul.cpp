@@ -79,32 +79,9 @@ int to_int(int64_t v, const char* what) {
   return int(v);
 }
 
-Prepared prepare_matmul(const Bindings& b) {
-  const Shape& as = b.in[0].shape;  // [M, K]
-  const Shape& bs = b.in[1].shape;  // [K, N]
-  const int M = to_int(as[0], "M"), K = to_int(as[1], "K"), N = to_int(bs[1], "N");
-  const cudaDataType_t dt = data_type(b.in[0].dtype);
-  const cublasComputeType_t ct = compute_type(b.in[0].dtype, b.params);
-  Handles& h = handles();
-  const void* A = b.in[0].data;
-  const void* B = b.in[1].data;
-  void* C = b.out[0].data;
-  Prepared p;
-  p.workspace_bytes = kWorkspaceBytes;
-  p.launch = [&h, A, B, C, M, N, K, dt, ct](cudaStream_t s) {
-    const float one = 1.f, zero = 0.f;
-    OPB_CUBLAS(cublasSetStream(h.blas, s));
-    OPB_CUBLAS(cublasGemmEx(h.blas, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, B, dt, N, A, dt, K, &zero, C, dt, N,
-                            ct, CUBLAS_GEMM_DEFAULT));
-  };
-  return p;
-}
-
-Prepared prepare_bmm(const Bindings& b) {
-  const Shape& as = b.in[0].shape;  // [B, M, K]
-  const Shape& bs = b.in[1].shape;  // [B, K, N]
-  const int batch = to_int(as[0], "batch"), M = to_int(as[1], "M"), K = to_int(as[2], "K"),
-            N = to_int(bs[2], "N");
+// C[b] = A[b] @ B[b], all row-major: cuBLAS (column-major) computes C^T = B^T A^T, so B comes first.
+// One problem goes through cublasGemmEx, a batch through cublasGemmStridedBatchedEx.
+Prepared prepare_nn(const Bindings& b, int batch, int M, int N, int K) {
   const cudaDataType_t dt = data_type(b.in[0].dtype);
   const cublasComputeType_t ct = compute_type(b.in[0].dtype, b.params);
   Handles& h = handles();
@@ -116,11 +93,27 @@ Prepared prepare_bmm(const Bindings& b) {
   p.launch = [&h, A, B, C, batch, M, N, K, dt, ct](cudaStream_t s) {
     const float one = 1.f, zero = 0.f;
     OPB_CUBLAS(cublasSetStream(h.blas, s));
-    OPB_CUBLAS(cublasGemmStridedBatchedEx(h.blas, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, B, dt, N,
-                                          int64_t(K) * N, A, dt, K, int64_t(M) * K, &zero, C, dt, N,
-                                          int64_t(M) * N, batch, ct, CUBLAS_GEMM_DEFAULT));
+    if (batch == 1)
+      OPB_CUBLAS(cublasGemmEx(h.blas, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, B, dt, N, A, dt, K, &zero, C, dt, N,
+                              ct, CUBLAS_GEMM_DEFAULT));
+    else
+      OPB_CUBLAS(cublasGemmStridedBatchedEx(h.blas, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, B, dt, N,
+                                            int64_t(K) * N, A, dt, K, int64_t(M) * K, &zero, C, dt, N,
+                                            int64_t(M) * N, batch, ct, CUBLAS_GEMM_DEFAULT));
   };
   return p;
+}
+
+Prepared prepare_matmul(const Bindings& b) {
+  const Shape& as = b.in[0].shape;  // [M, K]
+  const Shape& bs = b.in[1].shape;  // [K, N]
+  return prepare_nn(b, 1, to_int(as[0], "M"), to_int(bs[1], "N"), to_int(as[1], "K"));
+}
+
+Prepared prepare_bmm(const Bindings& b) {
+  const Shape& as = b.in[0].shape;  // [B, M, K]
+  const Shape& bs = b.in[1].shape;  // [B, K, N]
+  return prepare_nn(b, to_int(as[0], "batch"), to_int(as[1], "M"), to_int(bs[2], "N"), to_int(as[2], "K"));
 }
 
 // cublasLt descriptors for one linear problem; released with the Prepared.
