@@ -1,5 +1,6 @@
 #include "reports/json_writer.hpp"
 
+#include <cmath>
 #include <map>
 #include <stdexcept>
 
@@ -12,17 +13,42 @@ using nlohmann::json;
 
 json opt(std::optional<double> v) { return v ? json(*v) : json(nullptr); }
 
+// Samples are written in microseconds with 4 significant digits' worth of precision (0.1 ns): compact,
+// and far below the run-to-run noise of any GPU timing.
+json samples_json(const std::vector<double>& ms) {
+  json a = json::array();
+  for (double x : ms) a.push_back(std::round(x * 1e7) / 1e7);
+  return a;
+}
+
 json stats_json(const TimeStats& t) {
-  return {{"median", t.median_ms}, {"min", t.min_ms},         {"max", t.max_ms},
-          {"mean", t.mean_ms},     {"stddev", t.stddev_ms},   {"cv", t.cv},
-          {"samples", t.samples},  {"outliers", t.outliers}, {"reliable", t.reliable}};
+  return {{"min", t.min_ms},
+          {"q1", t.q1_ms},
+          {"median", t.median_ms},
+          {"q3", t.q3_ms},
+          {"max", t.max_ms},
+          {"mean", t.mean_ms},
+          {"stddev", t.stddev_ms},
+          {"cv", t.cv},
+          {"samples", t.samples},
+          {"outliers", t.outliers},
+          {"throttled_samples", t.throttled_samples},
+          {"sm_clock_mhz", t.sm_clock_mhz},
+          {"stop_reason", t.stop_reason},
+          {"remeasured", t.remeasured},
+          {"reliable", t.reliable},
+          {"samples_ms", samples_json(t.samples_ms)}};
 }
 
 TimeStats stats_from(const json& j) {
   TimeStats t;
   t.median_ms = j.at("median"), t.min_ms = j.at("min"), t.max_ms = j.at("max"), t.mean_ms = j.at("mean");
+  t.q1_ms = j.at("q1"), t.q3_ms = j.at("q3");
   t.stddev_ms = j.at("stddev"), t.cv = j.at("cv"), t.samples = j.at("samples"), t.outliers = j.at("outliers");
+  t.throttled_samples = j.at("throttled_samples"), t.sm_clock_mhz = j.at("sm_clock_mhz");
+  t.stop_reason = j.at("stop_reason"), t.remeasured = j.at("remeasured");
   t.reliable = j.at("reliable");
+  t.samples_ms = j.at("samples_ms").get<std::vector<double>>();
   return t;
 }
 
@@ -40,6 +66,7 @@ json device_json(const DeviceInfo& d) {
           {"memory_gb", d.memory_gb},
           {"theoretical_gbps", d.theoretical_gbps},
           {"measured_copy_gbps", d.measured_copy_gbps},
+          {"measured_read_gbps", d.measured_read_gbps},
           {"driver_version", d.driver_version},
           {"runtime_version", d.runtime_version},
           {"cublas_version", d.cublas_version},
@@ -54,6 +81,7 @@ DeviceInfo device_from(const json& j) {
   d.sm_count = j.at("sm_count"), d.sm_clock_mhz = j.at("sm_clock_mhz"), d.mem_clock_mhz = j.at("mem_clock_mhz");
   d.bus_width_bits = j.at("bus_width_bits"), d.l2_mb = j.at("l2_mb"), d.memory_gb = j.at("memory_gb");
   d.theoretical_gbps = j.at("theoretical_gbps"), d.measured_copy_gbps = j.at("measured_copy_gbps");
+  d.measured_read_gbps = j.at("measured_read_gbps");
   d.driver_version = j.at("driver_version"), d.runtime_version = j.at("runtime_version");
   d.cublas_version = j.at("cublas_version"), d.cudnn_version = j.at("cudnn_version");
   d.torch_version = j.at("torch_version");
@@ -99,10 +127,15 @@ json record(const RunContext& c, const ProblemResult& p, const ImplResult& r) {
             {"status", status_name(r.status)},
             {"message", r.message},
             {"time_ms", m.timed() ? json(m.time_ms) : json(nullptr)},
+            {"kernel", r.kernel},
             {"time_stats", r.pure ? stats_json(*r.pure) : json(nullptr)}};
   if (r.real) {
     j["real_time_ms"] = r.real->median_ms;
     j["real_time_stats"] = stats_json(*r.real);
+  }
+  if (r.graph) {
+    j["graph_time_ms"] = r.graph->median_ms;
+    j["graph_time_stats"] = stats_json(*r.graph);
   }
   j.update({{"memory_mb", r.memory_mb},
             {"inference_speed", opt(m.inference_speed)},
@@ -114,18 +147,15 @@ json record(const RunContext& c, const ProblemResult& p, const ImplResult& r) {
             {"speedup", opt(m.speedup)},
             {"grade", m.grade ? json(grade_symbol(*m.grade)) : json(nullptr)},
             {"grade_name", m.grade ? json(grade_name(*m.grade)) : json(nullptr)}});
-  // Verification compares the framework with LibTorch, so its figures belong to the framework record;
-  // the other rows say only whether they ran.
+  // Every implementation carries its own verdict against the fp64 oracle (the framework's also against
+  // LibTorch in the same dtype).
+  const Verification& v = r.verify;
   j["correct"] = status == Status::ok;
-  if (framework) {
-    j["max_abs_err"] = p.verify.checked ? json(p.verify.max_abs_err) : json(nullptr);
-    j["max_rel_err"] = p.verify.checked ? json(p.verify.max_rel_err) : json(nullptr);
-    j["oracle_max_abs_err"] = p.verify.checked ? json(p.verify.oracle_max_abs_err) : json(nullptr);
-    j["oracle_rel_l2_err"] = p.verify.checked ? json(p.verify.oracle_rel_l2_err) : json(nullptr);
-    j["verification"] = verification_json(p.verify);
-  } else {
-    for (const char* k : {"max_abs_err", "max_rel_err", "oracle_max_abs_err", "oracle_rel_l2_err"}) j[k] = nullptr;
-  }
+  j["max_abs_err"] = v.checked && framework ? json(v.max_abs_err) : json(nullptr);
+  j["max_rel_err"] = v.checked && framework ? json(v.max_rel_err) : json(nullptr);
+  j["oracle_max_abs_err"] = v.checked ? json(v.oracle_max_abs_err) : json(nullptr);
+  j["oracle_rel_l2_err"] = v.checked ? json(v.oracle_rel_l2_err) : json(nullptr);
+  j["verification"] = verification_json(v);
   j["bytes"] = p.bytes;
   j["flops"] = p.flops;
   return j;
@@ -196,6 +226,10 @@ json to_json(const RunResults& results) {
             {"timestamp", c.timestamp},
             {"timing_mode", c.timing_mode},
             {"l2_mode", c.l2_mode},
+            {"l2_flush", c.l2_flush},
+            {"stopping", c.stopping},
+            {"repetitions", c.repetitions},
+            {"read_roof_gbps", c.device.measured_read_gbps},
             {"tf32", c.tf32},
             {"outlier_filter", c.outlier_filter},
             {"measured_copy_gbps", c.device.measured_copy_gbps}}},
@@ -214,6 +248,8 @@ RunResults from_json(const json& j) {
   out.context.timestamp = c.at("timestamp"), out.context.timing_mode = c.at("timing_mode");
   out.context.l2_mode = c.at("l2_mode"), out.context.tf32 = c.at("tf32");
   out.context.outlier_filter = c.at("outlier_filter");
+  out.context.l2_flush = c.at("l2_flush"), out.context.stopping = c.at("stopping");
+  out.context.repetitions = c.at("repetitions");
 
   // Records of one problem share its id; they are regrouped in the order the problems first appear.
   std::map<std::string, std::size_t> index;
@@ -237,8 +273,10 @@ RunResults from_json(const json& j) {
     r.message = rec.at("message");
     r.pure = stats_or_none(rec, "time_stats");
     r.real = stats_or_none(rec, "real_time_stats");
+    r.graph = stats_or_none(rec, "graph_time_stats");
+    r.kernel = rec.at("kernel");
     r.memory_mb = rec.at("memory_mb");
-    if (rec.contains("verification")) p.verify = verification_from(rec.at("verification"));
+    r.verify = verification_from(rec.at("verification"));
     r.status = enum_from(rec.at("status").get<std::string>(), status_name,
                          std::vector<Status>{Status::ok, Status::incorrect, Status::failed, Status::not_supported},
                          "status");
@@ -246,7 +284,6 @@ RunResults from_json(const json& j) {
     const auto [it, added] = index.emplace(p.id(), out.problems.size());
     if (added) out.problems.push_back(p);
     ProblemResult& target = out.problems[it->second];
-    if (r.impl == ImplKind::framework) target.verify = p.verify;
     target.impls.push_back(std::move(r));
   }
   return out;

@@ -10,7 +10,7 @@
 
 namespace opbench::reports {
 
-inline constexpr int kJsonSchemaVersion = 1;
+inline constexpr int kJsonSchemaVersion = 2;  // 2: per-implementation verification, time_stats quartiles, samples, clocks
 
 nlohmann::json to_json(const RunResults& results);
 nlohmann::json summary_to_json(const Summary& s);

@@ -78,10 +78,10 @@ void LiveReporter::print_problem(const ProblemResult& p) {
                         fw ? fw->message : "no framework result");
   } else if (status == Status::incorrect) {
     line += "INCORRECT:";
-    if (p.verify.checked)
-      line += fmt::format(" max abs err {} (rel {}), {} mismatches", fmt_err(p.verify.max_abs_err),
-                          fmt_err(p.verify.max_rel_err), p.verify.mismatches);
-    if (!p.verify.first_mismatch.empty()) line += "; " + p.verify.first_mismatch;
+    if (p.framework_verify().checked)
+      line += fmt::format(" max abs err {} (rel {}), {} mismatches", fmt_err(p.framework_verify().max_abs_err),
+                          fmt_err(p.framework_verify().max_rel_err), p.framework_verify().mismatches);
+    if (!p.framework_verify().first_mismatch.empty()) line += "; " + p.framework_verify().first_mismatch;
     if (fw && !fw->message.empty()) line += "; " + fw->message;
   } else {
     const Metrics m = compute_metrics(results_.context, p, *fw);

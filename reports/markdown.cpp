@@ -83,8 +83,8 @@ std::string status_cell(const ProblemResult& p) {
   const ImplResult* fw = p.find(ImplKind::framework);
   std::string s = st == Status::ok ? "ok" : st == Status::incorrect ? "❌ incorrect" : status_name(st);
   if (st != Status::ok && fw && !fw->message.empty()) s += ": " + fw->message;
-  if (st == Status::incorrect && p.verify.checked && !p.verify.first_mismatch.empty())
-    s += fmt::format(" ({})", p.verify.first_mismatch);
+  if (st == Status::incorrect && p.framework_verify().checked && !p.framework_verify().first_mismatch.empty())
+    s += fmt::format(" ({})", p.framework_verify().first_mismatch);
   const ImplResult* t = p.find(ImplKind::torch);
   if (!t) s += "; no LibTorch row";
   else if (t->status != Status::ok) s += fmt::format("; LibTorch {}{}{}", status_name(t->status),
@@ -96,7 +96,7 @@ std::string grade_cell(const Metrics& m) {
   return m.grade ? fmt::format("{} {}", grade_symbol(*m.grade), grade_name(*m.grade)) : kDash;
 }
 
-std::string err_cell(const ProblemResult& p) { return p.verify.checked ? fmt_err(p.verify.max_abs_err) : kDash; }
+std::string err_cell(const ProblemResult& p) { return p.framework_verify().checked ? fmt_err(p.framework_verify().max_abs_err) : kDash; }
 
 void write_details(const RunResults& r, std::ostream& os) {
   const RunContext& c = r.context;

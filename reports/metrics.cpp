@@ -1,44 +1,6 @@
-// Also the out-of-line members of result.hpp: they are the report's vocabulary (headline time,
-// problem id, lookups), and the reports library is what links them into every executable.
 #include "reports/metrics.hpp"
 
 #include <fmt/format.h>
-
-namespace opbench {
-
-const char* status_name(Status s) {
-  switch (s) {
-    case Status::ok: return "ok";
-    case Status::incorrect: return "incorrect";
-    case Status::failed: return "failed";
-    case Status::not_supported: return "not_supported";
-  }
-  return "?";
-}
-
-double ImplResult::time_ms() const {
-  if (pure && pure->samples > 0) return pure->median_ms;
-  if (real && real->samples > 0) return real->median_ms;
-  return 0;
-}
-
-const ImplResult* ProblemResult::find(ImplKind k) const {
-  for (const auto& r : impls)
-    if (r.impl == k) return &r;
-  return nullptr;
-}
-
-std::string ProblemResult::id() const {
-  return fmt::format("{}/{}/{}/{}", category_name(category), op, dtype_name(dtype), shape_str(shape));
-}
-
-const ProblemResult* RunResults::find(const std::string& id) const {
-  for (const auto& p : problems)
-    if (p.id() == id) return &p;
-  return nullptr;
-}
-
-}  // namespace opbench
 
 namespace opbench::reports {
 namespace {
@@ -101,7 +63,7 @@ const char* bound_name(const RunContext& c, const ProblemResult& p) {
 Status problem_status(const ProblemResult& p) {
   const ImplResult* fw = p.find(ImplKind::framework);
   if (!fw) return Status::failed;
-  if (fw->status == Status::ok && p.verify.checked && !p.verify.correct) return Status::incorrect;
+  if (fw->status == Status::ok && fw->verify.checked && !fw->verify.correct) return Status::incorrect;
   return fw->status;
 }
 

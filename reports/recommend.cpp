@@ -41,7 +41,7 @@ Recommendation incorrect(const std::vector<Row>& rows) {
                      {}};
   for (const auto& r : rows) {
     if (r.status != Status::incorrect) continue;
-    const Verification& v = r.p->verify;
+    const Verification& v = r.p->framework_verify();
     std::string item = problem_label(*r.p) + ":";
     if (v.checked) {
       item += fmt::format(" max abs err {} (rel {}) vs LibTorch, {} vs the fp64 oracle (rel L2 {}); {} elements "

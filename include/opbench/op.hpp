@@ -12,14 +12,11 @@
 #include <vector>
 
 #include "opbench/dtype.hpp"
+#include "opbench/kinds.hpp"
 #include "opbench/size_class.hpp"
 #include "opbench/tensor.hpp"
 
 namespace opbench {
-
-enum class Category { element, activation, reduction, norm, loss, matmul, layout };
-const char* category_name(Category c);
-const std::vector<Category>& all_categories();
 
 // Scalar parameters of a problem (alpha, eps, dim, ...), by name.
 class Params {
@@ -71,14 +68,6 @@ using Prepare = std::function<Prepared(const Bindings&)>;
 struct NotSupported : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
-
-struct Tolerance {
-  double atol;
-  double rtol;
-};
-
-enum class ImplKind { framework, torch, cudnn, cublas };
-const char* impl_name(ImplKind k);
 
 struct Impl {
   ImplKind kind;

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "opbench/dtype.hpp"
-#include "opbench/op.hpp"
+#include "opbench/kinds.hpp"
 #include "opbench/shape.hpp"
 #include "opbench/size_class.hpp"
 
@@ -24,7 +24,8 @@ struct DeviceInfo {
   double l2_mb = 0;
   double memory_gb = 0;
   double theoretical_gbps = 0;   // 2 x memory clock x bus width / 8
-  double measured_copy_gbps = 0; // device-to-device copy, bytes read + written
+  double measured_copy_gbps = 0; // device-to-device copy sweep, bytes read + written, clean cold L2
+  double measured_read_gbps = 0; // read-only sweep (the roof of ops that only read), clean cold L2
   std::string driver_version, runtime_version, cublas_version, cudnn_version, torch_version;
 };
 
@@ -33,33 +34,42 @@ struct RunContext {
   std::string command_line;
   std::string git_commit;
   std::string timestamp;     // ISO 8601, UTC
-  std::string timing_mode;   // pure | real | both
+  std::string timing_mode;   // pure | real | graph (| both: pure and real)
   std::string l2_mode;       // cold | warm
+  std::string l2_flush;      // how a cold L2 is made, in words ("none" when warm)
+  std::string stopping;      // the stopping rule, in words
   bool tf32 = false;
   bool outlier_filter = true;
+  int repetitions = 1;       // --benchmark_repetitions: results are the median across repetitions
 };
 
-// Statistics of one timing mode's samples (milliseconds), after the outlier filter.
+// Statistics of one timing mode's samples (milliseconds), after the clock filter and the outlier
+// filter. A comparison of two runs reads q1/median/q3 and samples_ms.
 struct TimeStats {
   double median_ms = 0, min_ms = 0, max_ms = 0, mean_ms = 0, stddev_ms = 0, cv = 0;
-  int samples = 0;      // kept
-  int outliers = 0;     // removed by the IQR filter
-  bool reliable = true; // cv below the reliability threshold
+  double q1_ms = 0, q3_ms = 0;
+  int samples = 0;                  // kept
+  int outliers = 0;                 // removed by the IQR filter
+  int throttled_samples = 0;        // dropped: the SM clock during the sample was below the threshold
+  double sm_clock_mhz = 0;          // mean SM clock over the kept samples (0: not measured)
+  std::vector<double> samples_ms;   // the kept samples, in the order taken
+  std::string stop_reason;          // why sampling stopped: precision, max_samples, timeout, ...
+  int remeasured = 0;               // times the problem was measured again whole (unstable first set)
+  bool reliable = true;             // the median is known to the target precision
 };
 
-enum class Status { ok, incorrect, failed, not_supported };
-const char* status_name(Status s);
-
+// One implementation's verdict. Every implementation is checked against the fp64 oracle (LibTorch on
+// fp64 copies of the inputs); the framework also against LibTorch in the same dtype.
 struct Verification {
   bool checked = false;
   bool correct = false;
-  double max_abs_err = 0;          // framework vs LibTorch
+  double max_abs_err = 0;          // vs LibTorch in the same dtype (framework only)
   double max_rel_err = 0;
-  double oracle_max_abs_err = 0;   // framework vs LibTorch on fp64 inputs
+  double oracle_max_abs_err = 0;   // vs the fp64 oracle
   double oracle_max_rel_err = 0;
-  double oracle_rel_l2_err = 0;     // ||framework - oracle|| / ||oracle||
+  double oracle_rel_l2_err = 0;    // ||impl - oracle|| / ||oracle||
   int64_t mismatches = 0;          // elements beyond tolerance (either comparison)
-  std::string first_mismatch;      // "index 17: got 1.5, expected 1.25"
+  std::string first_mismatch;      // "output 0 element 17: framework 1.5, fp64 oracle 1.25"
   Tolerance tolerance{0, 0};
 };
 
@@ -69,9 +79,12 @@ struct ImplResult {
   std::string message;             // why it failed / was incorrect
   std::optional<TimeStats> pure;   // device time, CUDA events
   std::optional<TimeStats> real;   // host wall clock per call, launch + sync
+  std::optional<TimeStats> graph;  // device time per launch, N launches replayed from a CUDA graph
   double memory_mb = 0;            // operands + what it allocated during a call
+  Verification verify;             // this implementation's own verdict
+  std::string kernel;              // the kernel or path it ran, where the implementation names one
 
-  // The headline time: pure when measured, else real. 0 when not timed.
+  // The headline time: pure when measured, else graph, else real. 0 when not timed.
   double time_ms() const;
 };
 
@@ -83,10 +96,11 @@ struct ProblemResult {
   DType dtype = DType::f32;
   double bytes = 0;   // minimal bytes moved
   double flops = 0;
-  Verification verify;
-  std::vector<ImplResult> impls;
+  std::vector<ImplResult> impls;   // framework, LibTorch, then vendors
 
   const ImplResult* find(ImplKind k) const;
+  // The framework row's verdict (an unchecked one when there is no framework row).
+  const Verification& framework_verify() const;
   // "element/add/fp32/4096x4096": the Google Benchmark name of this problem, unique in a run.
   std::string id() const;
 };

@@ -150,12 +150,12 @@ ProblemResult ProblemRunner::run(const Problem& p) {
   // Correctness before any timing.
   if (fw && th) {
     fw_row = guarded(ImplKind::framework, [&] {
-      res.verify = check_correctness(tolerance_for(p, tf32), *setup, *fw, *th, oracle_for(op), kStream);
       ImplResult r{ImplKind::framework};
-      if (!res.verify.correct) {
+      r.verify = check_correctness(tolerance_for(p, tf32), *setup, *fw, *th, oracle_for(op), kStream);
+      if (!r.verify.correct) {
         r.status = Status::incorrect;
-        r.message = fmt::format("{} elements beyond tolerance (atol {:g}, rtol {:g}); first: {}", res.verify.mismatches,
-                                res.verify.tolerance.atol, res.verify.tolerance.rtol, res.verify.first_mismatch);
+        r.message = fmt::format("{} elements beyond tolerance (atol {:g}, rtol {:g}); first: {}", r.verify.mismatches,
+                                r.verify.tolerance.atol, r.verify.tolerance.rtol, r.verify.first_mismatch);
       }
       return r;
     });

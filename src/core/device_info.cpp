@@ -7,7 +7,7 @@
 
 #include "src/core/cuda_check.hpp"
 #include "src/core/device_buffer.hpp"
-#include "src/core/stats.hpp"
+#include "src/model/stats.hpp"
 
 namespace opbench {
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "src/core/cuda_check.hpp"
-#include "src/core/stats.hpp"
+#include "src/model/stats.hpp"
 
 namespace opbench {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "opbench/registry.hpp"
-#include "src/core/stats.hpp"
+#include "src/model/stats.hpp"
 
 using namespace opbench;
 

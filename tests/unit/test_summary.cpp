@@ -41,8 +41,8 @@ ProblemResult problem(const std::string& op, Category c, SizeClass sc, double to
                       double bytes = 1e6, Shape shape = {1024, 1024}, DType t = DType::f32) {
   ProblemResult p;
   p.op = op, p.category = c, p.size_class = sc, p.shape = shape, p.dtype = t, p.bytes = bytes;
-  p.verify.checked = p.verify.correct = true;
   p.impls = {timed(ImplKind::framework, fw_ms), timed(ImplKind::torch, torch_ms)};
+  p.impls[0].verify.checked = p.impls[0].verify.correct = true;
   return p;
 }
 
@@ -148,9 +148,9 @@ TEST(Metrics, PeakAndRoofline) {
 TEST(Summary, CountsAndGeomean) {
   ProblemResult incorrect = problem("gelu", Category::activation, SizeClass::medium, 1, 0.1);
   incorrect.impls[0].status = Status::incorrect;
-  incorrect.verify.correct = false;
+  incorrect.impls[0].verify.correct = false;
   ProblemResult failed = problem("sum", Category::reduction, SizeClass::medium, 1, 1);
-  failed.impls[0] = ImplResult{ImplKind::framework, Status::failed, "launch failed", {}, {}, 0};
+  failed.impls[0] = ImplResult{ImplKind::framework, Status::failed, "launch failed", {}, {}, {}, 0};
   ProblemResult unsupported = failed;
   unsupported.op = "mean";
   unsupported.impls[0].status = Status::not_supported;
@@ -175,7 +175,7 @@ TEST(Summary, CountsAndGeomean) {
 
 TEST(Summary, VerificationFailureMakesAnOkRowIncorrect) {
   ProblemResult p = problem("add", Category::element, SizeClass::large, 1, 1);
-  p.verify.correct = false;
+  p.impls[0].verify.correct = false;
   const Summary s = summarize(run({p}));
   EXPECT_EQ(s.incorrect, 1);
   EXPECT_EQ(s.compared, 0);
@@ -308,11 +308,11 @@ TEST(Recommendations, BroadcastSlowerThanItsTwin) {
 TEST(Recommendations, IncorrectFailedUnreliable) {
   ProblemResult bad = problem("gelu", Category::activation, SizeClass::medium, 1.0, 1.0, 1.8e9);
   bad.impls[0].status = Status::incorrect;
-  bad.verify.correct = false;
-  bad.verify.max_abs_err = 0.03125;
-  bad.verify.first_mismatch = "index 17: got 1.5, expected 1.25";
+  bad.impls[0].verify.correct = false;
+  bad.impls[0].verify.max_abs_err = 0.03125;
+  bad.impls[0].verify.first_mismatch = "index 17: got 1.5, expected 1.25";
   ProblemResult failed = problem("sum", Category::reduction, SizeClass::medium, 1.0, 1.0, 1.8e9);
-  failed.impls[0] = ImplResult{ImplKind::framework, Status::failed, "too many resources requested", {}, {}, 0};
+  failed.impls[0] = ImplResult{ImplKind::framework, Status::failed, "too many resources requested", {}, {}, {}, 0};
   ProblemResult noisy = problem("relu", Category::activation, SizeClass::large, 1.0, 1.0, 1.8e9);
   noisy.impls[1].pure = stats(1.0, false);
   const Summary s = summarize(run({bad, failed, noisy}));

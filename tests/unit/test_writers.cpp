@@ -31,7 +31,9 @@ namespace {
 TimeStats stats(double median, double cv = 0.02, bool reliable = true) {
   TimeStats t;
   t.median_ms = median, t.min_ms = median * 0.97, t.max_ms = median * 1.05, t.mean_ms = median * 1.01;
-  t.stddev_ms = median * cv, t.cv = cv, t.samples = 200, t.outliers = 3, t.reliable = reliable;
+  t.stddev_ms = median * cv, t.cv = cv, t.samples = 3, t.outliers = 3, t.reliable = reliable;
+  t.q1_ms = median * 0.99, t.q3_ms = median * 1.02, t.samples_ms = {median * 0.99, median, median * 1.02};
+  t.sm_clock_mhz = 1980, t.throttled_samples = 1, t.stop_reason = "precision";
   return t;
 }
 
@@ -45,11 +47,14 @@ ProblemResult problem(const std::string& op, Category c, Shape shape, SizeClass 
                       double torch_ms, double fw_ms) {
   ProblemResult p;
   p.op = op, p.category = c, p.shape = shape, p.size_class = sc, p.dtype = t, p.bytes = bytes;
-  p.verify.checked = p.verify.correct = true;
-  p.verify.max_abs_err = 2.384185791015625e-07, p.verify.max_rel_err = 1.1920928955078125e-07;
-  p.verify.oracle_max_abs_err = 3.5e-07, p.verify.oracle_rel_l2_err = 4.2e-08;
-  p.verify.tolerance = {1e-5, 1.3e-6};
   p.impls = {timed(ImplKind::framework, fw_ms, bytes / 1e6), timed(ImplKind::torch, torch_ms, bytes / 1e6)};
+  p.impls[0].verify.checked = p.impls[0].verify.correct = true;
+  p.impls[0].verify.max_abs_err = 2.384185791015625e-07, p.impls[0].verify.max_rel_err = 1.1920928955078125e-07;
+  p.impls[0].verify.oracle_max_abs_err = 3.5e-07, p.impls[0].verify.oracle_rel_l2_err = 4.2e-08;
+  p.impls[0].verify.tolerance = {1e-5, 1.3e-6};
+  p.impls[1].verify.checked = p.impls[1].verify.correct = true;  // LibTorch against the fp64 oracle
+  p.impls[1].verify.oracle_max_abs_err = 2.5e-07, p.impls[1].verify.oracle_rel_l2_err = 3.1e-08;
+  p.impls[1].verify.tolerance = {1e-5, 1.3e-6};
   return p;
 }
 
@@ -64,8 +69,11 @@ RunResults small_run() {
   d.bus_width_bits = 5120, d.l2_mb = 50, d.memory_gb = 79.1;
   d.theoretical_gbps = 2 * 2619e6 * 5120 / 8 / 1e9;
   d.measured_copy_gbps = 3010.5;
+  d.measured_read_gbps = 3190.25;
   d.driver_version = "580.65.06", d.runtime_version = "13.0", d.cublas_version = "13.0.0";
   d.cudnn_version = "9.19.0", d.torch_version = "2.11.0";
+  r.context.l2_flush = "write then read a 100 MB buffer";
+  r.context.stopping = "median known to 0.5% (95% confidence), 10-1000 samples, 0.5 s per problem";
   r.context.command_line = "bench_ops --category element,activation,norm,matmul --dtype fp32,fp16";
   r.context.git_commit = "0123abc";
   r.context.timestamp = "2025-11-22T10:35:00Z";
@@ -83,9 +91,9 @@ RunResults small_run() {
                                2 * 1048576 * 2, 0.0101, 0.0097);
   gelu.impls[0].status = Status::incorrect;
   gelu.impls[0].message = "outputs differ from LibTorch beyond tolerance";
-  gelu.verify.correct = false, gelu.verify.max_abs_err = 0.0312, gelu.verify.max_rel_err = 0.0156;
-  gelu.verify.mismatches = 1024, gelu.verify.first_mismatch = "index 17: got 1.5, expected 1.25";
-  gelu.verify.tolerance = {1e-3, 1e-3};
+  gelu.impls[0].verify.correct = false, gelu.impls[0].verify.max_abs_err = 0.0312, gelu.impls[0].verify.max_rel_err = 0.0156;
+  gelu.impls[0].verify.mismatches = 1024, gelu.impls[0].verify.first_mismatch = "index 17: got 1.5, expected 1.25";
+  gelu.impls[0].verify.tolerance = {1e-3, 1e-3};
   r.problems.push_back(gelu);
 
   ProblemResult ln = problem("layer_norm", Category::norm, {8192, 1024}, SizeClass::medium, DType::f32,
@@ -97,8 +105,8 @@ RunResults small_run() {
   ProblemResult sum = problem("sum | rows", Category::reduction, {8192, 8192}, SizeClass::very_large, DType::f32,
                               8192.0 * 8192 * 4, 0.0952, 0);
   sum.impls[0] = ImplResult{ImplKind::framework, Status::failed, "kernel launch: too many resources requested",
-                            {}, {}, 0};
-  sum.verify = {};
+                            {}, {}, {}, 0};
+  sum.impls[0].verify = {};
   r.problems.push_back(sum);
 
   ProblemResult mm = problem("matmul", Category::matmul, {4096, 4096, 4096}, SizeClass::large, DType::f16,
@@ -184,7 +192,7 @@ TEST(Json, MatchesGolden) { expect_golden("report_small.json", to_json(small_run
 
 TEST(Json, RecordFields) {
   const nlohmann::json j = to_json(small_run());
-  EXPECT_EQ(j.at("schema_version"), 1);
+  EXPECT_EQ(j.at("schema_version"), kJsonSchemaVersion);
   EXPECT_EQ(j.at("context").at("system").at("sm_count"), 132);
   const auto& add = j.at("results").at(0);
   EXPECT_EQ(add.at("operation"), "add");
@@ -195,6 +203,16 @@ TEST(Json, RecordFields) {
   EXPECT_DOUBLE_EQ(add.at("throughput_gbps").get<double>(), 3 * 4096.0 * 4096 * 4 / 0.0685e-3 / 1e9);
   EXPECT_EQ(add.at("grade"), "🟢");
   EXPECT_FALSE(add.contains("real_time_ms"));  // only where real timing was measured
+  // What a comparison of two runs reads.
+  const auto& ts = add.at("time_stats");
+  for (const char* k : {"min", "q1", "median", "q3", "max", "samples", "samples_ms", "sm_clock_mhz",
+                        "throttled_samples", "stop_reason"})
+    EXPECT_TRUE(ts.contains(k)) << k;
+  EXPECT_EQ(ts.at("samples_ms").size(), 3u);
+  EXPECT_EQ(j.at("context").at("l2_flush"), "write then read a 100 MB buffer");
+  EXPECT_TRUE(j.at("context").contains("read_roof_gbps"));
+  // Each implementation has its own verdict.
+  EXPECT_TRUE(j.at("results").at(1).at("verification").at("checked"));
   const auto& failed = j.at("results").at(11);  // add, add_bcast_row, relu, gelu: 2 rows each; layer_norm: 3
   EXPECT_EQ(failed.at("operation"), "sum | rows");
   EXPECT_EQ(failed.at("status"), "failed");
@@ -215,7 +233,7 @@ TEST(Json, RoundTrip) {
   EXPECT_EQ(mm.impls[2].impl, ImplKind::cublas);
   ASSERT_TRUE(mm.impls[0].real);
   EXPECT_EQ(mm.impls[0].real->median_ms, 0.1850);
-  EXPECT_EQ(back.problems[3].verify.first_mismatch, "index 17: got 1.5, expected 1.25");
+  EXPECT_EQ(back.problems[3].framework_verify().first_mismatch, "index 17: got 1.5, expected 1.25");
   EXPECT_EQ(back.problems[3].impls[0].status, Status::incorrect);
   EXPECT_THROW(from_json(nlohmann::json{{"schema_version", 99}}), std::runtime_error);
 }

@@ -1,4 +1,4 @@
-#include "src/core/stats.hpp"
+#include "src/model/stats.hpp"
 
 #include <algorithm>
 #include <cmath>

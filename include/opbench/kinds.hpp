@@ -1,0 +1,31 @@
+// The names a report speaks in, free of CUDA: categories, implementation kinds, outcomes and
+// tolerances. The reports library and the comparison tool use these without linking the CUDA runtime.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace opbench {
+
+enum class Category { element, activation, reduction, norm, loss, matmul, layout };
+const char* category_name(Category c);
+const std::vector<Category>& all_categories();
+
+enum class ImplKind { framework, torch, cudnn, cublas };
+const char* impl_name(ImplKind k);
+// cuDNN and cuBLAS: the vendor libraries.
+inline bool is_vendor(ImplKind k) { return k == ImplKind::cudnn || k == ImplKind::cublas; }
+
+// What happened to one implementation of a problem (as cutlass_profiler's dispositions):
+// ok: verified against the fp64 oracle and timed; incorrect: ran, but its result is beyond tolerance
+// (never timed); failed: an error (CUDA, out of memory, a missing reference); not_supported: the
+// library cannot take this problem (a dtype or shape it refuses), which is no fault.
+enum class Status { ok, incorrect, failed, not_supported };
+const char* status_name(Status s);
+
+// |got - expected| <= atol + rtol * |expected|, elementwise.
+struct Tolerance {
+  double atol;
+  double rtol;
+};
+
+}  // namespace opbench
