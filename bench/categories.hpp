@@ -23,8 +23,10 @@ void register_matmul(Registry& r);
 // shapes and elementwise_tolerance. The caller sets io, bytes, flops and impls[0] (framework_impl).
 OpDef make_op(const std::string& name, Category c, const std::string& description);
 
-// Wraps a launcher that only needs the bindings into the framework Impl.
-Impl framework_impl(std::function<void(const Bindings&, cudaStream_t)> launcher);
+// Wraps a launcher that only needs the bindings into the framework Impl; `kernel`, when given, names the
+// kernel or path the launcher will take for these bindings (shown in the report).
+Impl framework_impl(std::function<void(const Bindings&, cudaStream_t)> launcher,
+                    std::function<std::string(const Bindings&)> kernel = {});
 
 // Tolerance helpers (shape-independent ones; ops whose error grows with a dimension write their own).
 Tolerance elementwise_tolerance(const Shape&, DType t);  // one rounding of the output

@@ -80,12 +80,14 @@ OpDef make_op(const std::string& name, Category c, const std::string& descriptio
   return op;
 }
 
-Impl framework_impl(std::function<void(const Bindings&, cudaStream_t)> launcher) {
+Impl framework_impl(std::function<void(const Bindings&, cudaStream_t)> launcher,
+                    std::function<std::string(const Bindings&)> kernel) {
   Impl impl;
   impl.kind = ImplKind::framework;
-  impl.prepare = [launcher](const Bindings& b) {
+  impl.prepare = [launcher, kernel](const Bindings& b) {
     Prepared p;
     p.launch = [launcher, b](cudaStream_t s) { launcher(b, s); };
+    if (kernel) p.kernel = kernel(b);
     return p;
   };
   return impl;

@@ -4,8 +4,9 @@
 //   matmul  {M, N, K}     A[M,K] @ B[K,N] -> C[M,N]                  (all row-major, contiguous)
 //   linear  {M, N, K}     x[M,K] @ W[N,K]^T + b[N] -> y[M,N]         (bias fused in the epilogue)
 //   bmm     {B, M, N, K}  A[B,M,K] @ B[B,K,N] -> C[B,M,N]
-// The params entry "tf32" (0/1) is set by the harness from --tf32: with 1, LibTorch, cuBLAS and the
-// framework (fw::gemm's TF32 path) all run fp32 on TF32 tensor cores; with 0 all three are true fp32.
+// RunSettings::tf32 (--tf32): when set, LibTorch, cuBLAS and the framework (fw::gemm's TF32 path) all
+// run fp32 on TF32 tensor cores; otherwise all three are true fp32. The framework row names the kernel
+// path fw::gemm chose (fw::gemm_path).
 //
 // Size classes, by FLOPs (2*B*M*N*K): small <= ~2 GFLOP (squares 256..1024, decode-like M = 1, 16, 64
 // with N = K = 4096), medium ~17-36 GFLOP (2048^3, the Qwen2.5-0.5B MLP projections at 4096 tokens),
@@ -85,6 +86,26 @@ std::vector<Shape> mm_test_shapes() {
           {16, 1031, 1030}, {5, 4097, 777}, {3, 300, 5000}, {12, 1028, 1036}};
 }
 
+// One fw::gemm call from a problem's bindings: matmul and bmm take B as [K, N], linear W as [N, K] with
+// a bias.
+struct GemmCall {
+  DType dt;
+  fw::GemmLayout layout;
+  const void *A, *B, *bias;
+  void* C;
+  Dims d;
+  bool tf32;
+};
+
+GemmCall gemm_call(const std::string& op, const Bindings& b) {
+  const bool linear = op == "linear";
+  const Shape& a = b.in[0].shape;  // [M, K] or [B, M, K]
+  const Shape& w = b.in[1].shape;  // [K, N], [B, K, N] or (linear) [N, K]
+  const Dims d = op == "bmm" ? Dims{a[0], a[1], w[2], a[2]} : Dims{1, a[0], linear ? w[0] : w[1], a[1]};
+  return {b.in[0].dtype, linear ? fw::GemmLayout::nk : fw::GemmLayout::kn, b.in[0].data, b.in[1].data,
+          linear ? b.in[2].data : nullptr, b.out[0].data, d, b.settings.tf32};
+}
+
 OpDef make_gemm_op(const std::string& name, const std::string& description) {
   OpDef op = make_op(name, Category::matmul, description);
   const bool is_linear = name == "linear";
@@ -108,7 +129,6 @@ OpDef make_gemm_op(const std::string& name, const std::string& description) {
       io.inputs = {{{d.M, d.K}, t, u}, {{d.K, d.N}, t, u}};
       io.outputs = {{{d.M, d.N}, t, u}};
     }
-    io.params = Params{{"tf32", 0.0}};
     return io;
   };
   // Each operand read once, the output written once: (M*K + K*N + M*N) * batch elements, + N for the
@@ -132,28 +152,15 @@ OpDef make_gemm_op(const std::string& name, const std::string& description) {
     return Tolerance{5e-3 * scale, 5e-3};
   };
 
-  if (is_bmm) {
-    op.impls = {framework_impl([](const Bindings& b, cudaStream_t st) {
-      const Shape& a = b.in[0].shape;  // [B, M, K]
-      const Shape& w = b.in[1].shape;  // [B, K, N]
-      fw::gemm(b.in[0].dtype, fw::GemmLayout::kn, b.in[0].data, b.in[1].data, nullptr, b.out[0].data, a[0], a[1],
-               w[2], a[2], b.params.get("tf32", 0.0) != 0.0, st);
-    })};
-  } else if (is_linear) {
-    op.impls = {framework_impl([](const Bindings& b, cudaStream_t st) {
-      const Shape& x = b.in[0].shape;  // [M, K]
-      const Shape& w = b.in[1].shape;  // [N, K]
-      fw::gemm(b.in[0].dtype, fw::GemmLayout::nk, b.in[0].data, b.in[1].data, b.in[2].data, b.out[0].data, 1, x[0],
-               w[0], x[1], b.params.get("tf32", 0.0) != 0.0, st);
-    })};
-  } else {
-    op.impls = {framework_impl([](const Bindings& b, cudaStream_t st) {
-      const Shape& a = b.in[0].shape;  // [M, K]
-      const Shape& w = b.in[1].shape;  // [K, N]
-      fw::gemm(b.in[0].dtype, fw::GemmLayout::kn, b.in[0].data, b.in[1].data, nullptr, b.out[0].data, 1, a[0], w[1],
-               a[1], b.params.get("tf32", 0.0) != 0.0, st);
-    })};
-  }
+  op.impls = {framework_impl(
+      [name](const Bindings& b, cudaStream_t st) {
+        const GemmCall g = gemm_call(name, b);
+        fw::gemm(g.dt, g.layout, g.A, g.B, g.bias, g.C, g.d.batch, g.d.M, g.d.N, g.d.K, g.tf32, st);
+      },
+      [name](const Bindings& b) {
+        const GemmCall g = gemm_call(name, b);
+        return fw::gemm_path(g.dt, g.layout, g.A, g.B, g.C, g.d.batch, g.d.M, g.d.N, g.d.K, g.tf32);
+      })};
   return op;
 }
 

@@ -114,4 +114,6 @@ Summary summarize(const RunResults& results) {
   return s;
 }
 
+bool has_failures(const Summary& s) { return s.incorrect > 0 || s.failed > 0; }
+
 }  // namespace opbench::reports

@@ -52,5 +52,7 @@ struct Summary {
 };
 
 Summary summarize(const RunResults& results);
+// True when the run has a failure the exit code reports (kExitFailures): an incorrect or failed result.
+bool has_failures(const Summary& s);
 
 }  // namespace opbench::reports

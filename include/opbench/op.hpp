@@ -40,12 +40,20 @@ struct OpIO {
   std::size_t workspace_bytes = 0;  // scratch the framework launcher needs (harness-allocated)
 };
 
+// Choices a user makes for the whole run that change what an implementation computes (typed, recorded
+// in the report's context): --tf32 lets fp32 matmuls use TF32 tensor cores in LibTorch, cuBLAS and the
+// framework alike.
+struct RunSettings {
+  bool tf32 = false;
+};
+
 // What an implementation sees when it is prepared: views of the problem's inputs, of its own outputs,
 // and (for the framework) its workspace.
 struct Bindings {
   std::vector<TensorView> in;
   std::vector<TensorView> out;
   Params params;
+  RunSettings settings;
   void* workspace = nullptr;
   std::size_t workspace_bytes = 0;
 };
@@ -59,6 +67,7 @@ struct Prepared {
   std::size_t workspace_bytes = 0;      // memory it allocated beyond the operands
   bool uses_torch_allocator = false;    // its temporaries come from LibTorch's caching allocator
   std::function<void()> finish;         // after a run: copy results into Bindings::out if they live elsewhere
+  std::string kernel;                   // the kernel or path it runs, where it can name one (the report shows it)
 };
 
 using Prepare = std::function<Prepared(const Bindings&)>;

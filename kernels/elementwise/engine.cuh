@@ -176,13 +176,7 @@ inline int64_t misalignment(const void* p) { return int64_t(reinterpret_cast<uin
 // threads, less serial math per thread: 4 packets lost up to 0.57x on small pow/sin/cos). Above it,
 // fp32 wants 4 packets (16 elements: div 0.69x -> 0.99x, sqrt 0.54x -> 0.89x against 1 packet) and
 // 16-bit types one (8 elements: log 0.76x -> 0.97x, gelu_tanh 0.79x -> 0.98x against 4).
-// FW_EW_UNROLL=1|2|4 overrides the choice, for tuning experiments.
 inline int pick_unroll(int64_t nvec, int elem_bytes) {
-  static const int forced = [] {
-    const char* e = std::getenv("FW_EW_UNROLL");
-    return e ? std::atoi(e) : 0;
-  }();
-  if (forced == 1 || forced == 2 || forced == 4) return forced;
   if (ceil_div(nvec, kThreads) < 16 * int64_t(sm_count())) return 1;
   return elem_bytes >= 4 ? 4 : 1;
 }
@@ -197,8 +191,6 @@ void launch_unrolled(const Map& m, T* y, int64_t n, int64_t head, int64_t nvec, 
   };
   if (u == 4)
     go(std::integral_constant<int, 4>{});
-  else if (u == 2)
-    go(std::integral_constant<int, 2>{});
   else
     go(std::integral_constant<int, 1>{});
 }

@@ -44,20 +44,12 @@ const char* sm90_config_name(Sm90Config c);
 // (16-byte aligned A and B, row strides multiples of 16 bytes).
 bool sm90_supported(const GemmArgs& a, bool allow_tf32 = false);
 Sm90Config sm90_pick(const GemmArgs& a);
-// b_desc_swap (tuning experiments only; no product path sets it): exchange the leading/stride byte offsets of the N-major B descriptor.
-void gemm_sm90(const GemmArgs& a, Sm90Config c, cudaStream_t s, int b_desc_swap = 0);
-// Overrides for tuning experiments (0 = default); no product path sets them.
-struct Sm90Debug {
-  int max_clusters = 0;  // cap on the persistent grid, in clusters
-  int direct_store = 0;  // 1: registers -> global epilogue even when TMA stores are possible
-  int group_m = 0;       // tile-order group height, in cluster tiles
-};
-Sm90Debug& sm90_debug();
+void gemm_sm90(const GemmArgs& a, Sm90Config c, cudaStream_t s);
 int sm90_resident_clusters(Sm90Config c);  // the occupancy API's answer (SM count for non-cluster configs)
 
 // ---- mma.sync (sm_80+), gemm_mma.cu: m16n8k16 for fp16/bf16, m16n8k8 TF32 for fp32 -------------------
 bool mma_vector_ok(const GemmArgs& a);  // cp.async 16-byte path possible
-void gemm_mma(const GemmArgs& a, cudaStream_t s, bool force_scalar = false);
+void gemm_mma(const GemmArgs& a, cudaStream_t s);
 
 // ---- fp32 decode-like shapes (M <= 16, batch 1), gemm_skinny.cu ------------------------------------------
 bool skinny_supported(const GemmArgs& a);
@@ -69,8 +61,7 @@ bool simt_vector_ok(const GemmArgs& a);  // 16-byte copies of B[K, N] possible
 constexpr int kSimtConfigs = 3;
 const char* simt_config_name(int c);
 int simt_pick(const GemmArgs& a);
-int& simt_debug_config();  // tuning experiments only: >= 0 forces a configuration
-void gemm_simt(const GemmArgs& a, cudaStream_t s, bool force_scalar = false);
+void gemm_simt(const GemmArgs& a, cudaStream_t s);
 
 // ---- the TF32 path's scratch for B^T (gemm.cu): one grow-only buffer per device ----------------------
 void* tf32_scratch(size_t bytes);

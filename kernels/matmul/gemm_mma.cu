@@ -305,9 +305,9 @@ bool mma_vector_ok(const GemmArgs& a) {
   return true;
 }
 
-void gemm_mma(const GemmArgs& a, cudaStream_t s, bool force_scalar) {
+void gemm_mma(const GemmArgs& a, cudaStream_t s) {
   using namespace fw::mma;
-  const bool vec = !force_scalar && mma_vector_ok(a);
+  const bool vec = mma_vector_ok(a);
   FW_REQUIRE(a.M <= INT32_MAX && a.N <= INT32_MAX && a.K <= INT32_MAX, "sizes must be below 2^31");
   FW_REQUIRE(ceil_div(a.M, BM) <= 65535 && a.batch <= 65535, "M or batch too large for the grid");
   Params p{a.A, a.B, a.bias, a.C, int(a.M), int(a.N), int(a.K)};

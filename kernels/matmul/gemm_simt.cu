@@ -338,13 +338,7 @@ const char* simt_config_name(int c) {
   return c >= 0 && c < kSimtConfigs ? names[c] : "?";
 }
 
-int& simt_debug_config() {
-  static int c = -1;
-  return c;
-}
-
 int simt_pick(const GemmArgs& a) {
-  if (simt_debug_config() >= 0) return simt_debug_config();
   // Measured on H100, % of cuBLAS's SGEMM (tuning harness, B as [K,N] / as [N,K]):
   //   128x256/8x16 from two waves of its blocks up: 4096^3 96% / 96%, 8192^3 97%;
   //   128x128/8x16 (two blocks per SM) from one wave: 2048^3 90% / 93%, 4096x896x4864 94% / 85%;
@@ -355,11 +349,11 @@ int simt_pick(const GemmArgs& a) {
   return 2;
 }
 
-void gemm_simt(const GemmArgs& a, cudaStream_t s, bool force_scalar) {
+void gemm_simt(const GemmArgs& a, cudaStream_t s) {
   using namespace fw::simt;
   FW_REQUIRE(a.dt == DType::f32, "the SIMT path is fp32");
   FW_REQUIRE(a.M <= INT32_MAX && a.N <= INT32_MAX && a.K <= INT32_MAX, "sizes must be below 2^31");
-  const bool vec = !force_scalar && simt_vector_ok(a);
+  const bool vec = simt_vector_ok(a);
   switch (simt_pick(a)) {
     case 0: return launch_simt<Cfg0>(a, s, vec);
     case 1: return launch_simt<Cfg1>(a, s, vec);

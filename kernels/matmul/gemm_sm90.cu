@@ -532,20 +532,19 @@ int resident_clusters() {
 }
 
 template <class T, class Cfg, bool B_NK, bool HAS_BIAS>
-void launch(const GemmArgs& a, cudaStream_t stream, int b_desc_swap) {
+void launch(const GemmArgs& a, cudaStream_t stream) {
   constexpr int BM = Cfg::BM, BN = Cfg::BN, CL = Cfg::CL;
   auto kern = k_gemm_sm90<T, Cfg, B_NK, HAS_BIAS>;
   const int resident = resident_clusters<T, Cfg, B_NK, HAS_BIAS>();
 
   const int64_t M = a.M, N = a.N, K = a.K, B = a.batch;
-  const Sm90Debug& dbg = sm90_debug();
   constexpr int BK = Cfg::BK;
   const CUtensorMap tmA = cached_map(a.A, a.dt, uint64_t(K), uint64_t(M), uint64_t(B), BK, BM);
   const CUtensorMap tmB = B_NK ? cached_map(a.B, a.dt, uint64_t(K), uint64_t(N), uint64_t(B), BK, BN / CL)
                                : cached_map(a.B, a.dt, uint64_t(N), uint64_t(K), uint64_t(B), 64, BK);
   // The TMA-store epilogue (16-bit C) needs C to satisfy the same rules as a TMA source.
   const bool tma_store =
-      sizeof(T) == 2 && !dbg.direct_store && (reinterpret_cast<uintptr_t>(a.C) & 15) == 0 && N % 8 == 0;
+      sizeof(T) == 2 && (reinterpret_cast<uintptr_t>(a.C) & 15) == 0 && N % 8 == 0;
   CUtensorMap tmC;
   if (tma_store)
     tmC = cached_map(a.C, a.dt, uint64_t(N), uint64_t(M), uint64_t(B), 64, 64);
@@ -561,15 +560,13 @@ void launch(const GemmArgs& a, cudaStream_t stream, int b_desc_swap) {
   p.cm_tiles = int(ceil_div(M, int64_t(CL) * BM));
   p.n_tiles = int(ceil_div(N, BN));
   // Tile order: groups of 16 CTA rows (2048 rows for BM = 128), column by column inside a group.
-  p.group_m = dbg.group_m > 0 ? dbg.group_m : 16 / CL;
-  p.b_lbo = b_desc_swap ? 1024u : 8192u;  // next 64-column chunk: one TMA box of 64 k-rows x 128 B
-  p.b_sbo = b_desc_swap ? 8192u : 1024u;  // next 8 k-rows
+  p.group_m = 16 / CL;
+  p.b_lbo = 8192u;  // next 64-column chunk: one TMA box of 64 k-rows x 128 B
+  p.b_sbo = 1024u;  // next 8 k-rows
   p.tma_store = tma_store ? 1 : 0;
   const int64_t units = B * p.cm_tiles * p.n_tiles;
   if (units >= (int64_t(1) << 31)) throw std::invalid_argument("gemm_sm90: too many tiles");
-  int max_cl = resident;
-  if (dbg.max_clusters > 0) max_cl = dbg.max_clusters;
-  const int clusters = int(units < max_cl ? units : max_cl);
+  const int clusters = int(units < resident ? units : resident);
 
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(unsigned(clusters * CL));
@@ -588,7 +585,7 @@ void launch(const GemmArgs& a, cudaStream_t stream, int b_desc_swap) {
 }
 
 template <int BN, int NC, int STAGES, int CL>
-void launch_cfg(const GemmArgs& a, cudaStream_t s, int swap) {
+void launch_cfg(const GemmArgs& a, cudaStream_t s) {
   // Bias-free launches use kernels without the bias code; linear layers (W as [N, K]) carry a bias,
   // B[K, N] with a bias is supported too. fp32 (TF32) takes W as [N, K] only.
   const bool nk = a.b_layout == GemmLayout::nk, bias = a.bias != nullptr;
@@ -597,13 +594,13 @@ void launch_cfg(const GemmArgs& a, cudaStream_t s, int swap) {
     using Cfg = TileCfg<T, BN, NC, STAGES, CL>;
     if constexpr (std::is_same<T, float>::value) {
       FW_REQUIRE(nk, "TF32 wgmma needs B as [N, K]");
-      if (bias) launch<T, Cfg, true, true>(a, s, swap);
-      if (!bias) launch<T, Cfg, true, false>(a, s, swap);
+      if (bias) launch<T, Cfg, true, true>(a, s);
+      if (!bias) launch<T, Cfg, true, false>(a, s);
     } else {
-      if (nk && bias) launch<T, Cfg, true, true>(a, s, swap);
-      if (nk && !bias) launch<T, Cfg, true, false>(a, s, swap);
-      if (!nk && bias) launch<T, Cfg, false, true>(a, s, swap);
-      if (!nk && !bias) launch<T, Cfg, false, false>(a, s, swap);
+      if (nk && bias) launch<T, Cfg, true, true>(a, s);
+      if (nk && !bias) launch<T, Cfg, true, false>(a, s);
+      if (!nk && bias) launch<T, Cfg, false, true>(a, s);
+      if (!nk && !bias) launch<T, Cfg, false, false>(a, s);
     }
   });
 }
@@ -625,11 +622,6 @@ bool sm90_kernels_loaded() {
 }
 
 }  // namespace
-
-Sm90Debug& sm90_debug() {
-  static Sm90Debug d;
-  return d;
-}
 
 int sm90_resident_clusters(Sm90Config c) {
   switch (c) {
@@ -677,14 +669,14 @@ Sm90Config sm90_pick(const GemmArgs& a) {
   return Sm90Config::bm64_bn64;
 }
 
-void gemm_sm90(const GemmArgs& a, Sm90Config c, cudaStream_t s, int b_desc_swap) {
+void gemm_sm90(const GemmArgs& a, Sm90Config c, cudaStream_t s) {
   switch (c) {
-    case Sm90Config::bm128_bn256_cl2: return launch_cfg<256, 2, 4, 2>(a, s, b_desc_swap);
-    case Sm90Config::bm128_bn256_cl1: return launch_cfg<256, 2, 4, 1>(a, s, b_desc_swap);
-    case Sm90Config::bm128_bn128_cl2: return launch_cfg<128, 2, 6, 2>(a, s, b_desc_swap);
-    case Sm90Config::bm128_bn128_cl1: return launch_cfg<128, 2, 6, 1>(a, s, b_desc_swap);
-    case Sm90Config::bm64_bn128: return launch_cfg<128, 1, 8, 1>(a, s, b_desc_swap);
-    case Sm90Config::bm64_bn64: return launch_cfg<64, 1, 8, 1>(a, s, b_desc_swap);
+    case Sm90Config::bm128_bn256_cl2: return launch_cfg<256, 2, 4, 2>(a, s);
+    case Sm90Config::bm128_bn256_cl1: return launch_cfg<256, 2, 4, 1>(a, s);
+    case Sm90Config::bm128_bn128_cl2: return launch_cfg<128, 2, 6, 2>(a, s);
+    case Sm90Config::bm128_bn128_cl1: return launch_cfg<128, 2, 6, 1>(a, s);
+    case Sm90Config::bm64_bn128: return launch_cfg<128, 1, 8, 1>(a, s);
+    case Sm90Config::bm64_bn64: return launch_cfg<64, 1, 8, 1>(a, s);
     default: break;
   }
   throw std::invalid_argument("gemm_sm90: unknown tile configuration");

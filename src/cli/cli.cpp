@@ -85,9 +85,12 @@ ParseOutcome parse_options(int argc, char** argv, const Registry& reg, Options& 
                  "sync included; both");
   app.add_option("--l2", opt.l2_mode, "cold: flush the L2 before each sample (default); warm: do not");
   app.add_flag("--no-outlier-filter", no_outlier_filter, "Keep every timing sample (no IQR filter)");
-  app.add_flag("--tf32", opt.tf32,
-               "Allow TF32 in LibTorch's and cuBLAS's fp32 matmuls (a separate comparison; the framework's fp32 "
-               "GEMM stays true fp32) and check fp32 matmuls at TF32 tolerance");
+  app.add_flag("--tf32", opt.settings.tf32,
+               "fp32 matmuls on TF32 tensor cores in the framework (its TF32 path), LibTorch and cuBLAS alike, "
+               "checked at TF32 tolerance (default: true fp32 everywhere)");
+  app.add_flag("--profile", opt.profile,
+               "Verify, then launch every implementation of each problem once inside cudaProfilerStart/Stop with "
+               "an NVTX range category/op/dtype/shape/impl (for ncu --profile-from-start off); no reports");
   app.add_option("--output-dir", opt.output_dir, "Where the reports go (default docs/benchmark)");
   app.add_option("--format", formats, "Report formats: md, json (default both)")->delimiter(',');
   app.add_flag("--list-ops", opt.list_ops, "List the ops with their categories and exit");

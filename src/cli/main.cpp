@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "src/cli/options.hpp"
-#include "src/cli/runner.hpp"
+#include "src/run/session.hpp"
 
 int main(int argc, char** argv) {
   using namespace opbench;
@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
       if (opt.list_ops) print_ops(reg);
       return kExitOk;
     }
-    return run_benchmarks(opt, reg);
+    return run_session(opt, reg);
   } catch (const std::exception& e) {
     std::cerr << "bench_ops: " << e.what() << "\n";
     return kExitFailures;

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "opbench/op.hpp"
 #include "opbench/registry.hpp"
 #include "src/timing/timer.hpp"
 
@@ -24,7 +25,8 @@ struct Options {
   TimingConfig timing;
   std::string timing_mode = "pure";  // pure | real | both
   std::string l2_mode = "cold";      // cold | warm
-  bool tf32 = false;
+  RunSettings settings;              // --tf32
+  bool profile = false;              // --profile: one launch of each implementation, in NVTX ranges
   std::string output_dir = "docs/benchmark";
   bool write_markdown = true;
   bool write_json = true;

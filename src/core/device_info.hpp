@@ -17,5 +17,6 @@ DeviceInfo query_device();
 // GB/s of a large cudaMemcpyAsync device-to-device copy, counting bytes read + written (median of
 // several copies of a buffer 8x the L2 size, at least 256 MiB).
 double measure_copy_gbps();
+double measure_read_gbps();
 
 }  // namespace opbench

@@ -3,7 +3,7 @@
 //   through CUBLASLT_EPILOGUE_BIAS (one kernel, like the framework's).
 // Row-major products through column-major cuBLAS: C^T = op(B)^T A^T, i.e. the operands swap places.
 // Types: inputs and output in the problem's dtype, scale type fp32, compute CUBLAS_COMPUTE_32F
-// (CUBLAS_COMPUTE_32F_FAST_TF32 for fp32 when params "tf32" is 1).
+// (CUBLAS_COMPUTE_32F_FAST_TF32 for fp32 under RunSettings::tf32).
 // One cuBLAS handle and one cuBLASLt handle per process, created on first use with a 32 MiB workspace
 // each (set once; reported as the implementation's workspace). Prepare does all setup (descriptors, the
 // Lt algorithm choice); launch only sets the stream and issues the call.
@@ -70,8 +70,8 @@ cudaDataType_t data_type(DType t) {
   throw std::invalid_argument(std::string("cuBLAS matmul: unsupported dtype ") + dtype_name(t));
 }
 
-cublasComputeType_t compute_type(DType t, const Params& p) {
-  return (t == DType::f32 && p.get("tf32", 0.0) != 0.0) ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+cublasComputeType_t compute_type(DType t, const RunSettings& s) {
+  return (t == DType::f32 && s.tf32) ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
 }
 
 int to_int(int64_t v, const char* what) {
@@ -83,7 +83,7 @@ int to_int(int64_t v, const char* what) {
 // One problem goes through cublasGemmEx, a batch through cublasGemmStridedBatchedEx.
 Prepared prepare_nn(const Bindings& b, int batch, int M, int N, int K) {
   const cudaDataType_t dt = data_type(b.in[0].dtype);
-  const cublasComputeType_t ct = compute_type(b.in[0].dtype, b.params);
+  const cublasComputeType_t ct = compute_type(b.in[0].dtype, b.settings);
   Handles& h = handles();
   const void* A = b.in[0].data;
   const void* B = b.in[1].data;
@@ -134,7 +134,7 @@ Prepared prepare_linear(const Bindings& bd) {
   const Shape& ws = bd.in[1].shape;  // [N, K]
   const int M = to_int(xs[0], "M"), K = to_int(xs[1], "K"), N = to_int(ws[0], "N");
   const cudaDataType_t dt = data_type(bd.in[0].dtype);
-  const cublasComputeType_t ct = compute_type(bd.in[0].dtype, bd.params);
+  const cublasComputeType_t ct = compute_type(bd.in[0].dtype, bd.settings);
   Handles& h = handles();
   auto plan = std::make_shared<LtPlan>();
   // Column-major view: D[N, M] = op(W)[N, K] * x^T[K, M] + bias[N]; W is stored as a K x N column-major

@@ -17,9 +17,14 @@ cudnnHandle_t cudnn_handle() {
   static cudnnHandle_t h = [] {
     cudnnHandle_t handle = nullptr;
     OPBENCH_CUDNN_CHECK(cudnnCreate(&handle));
-    OPBENCH_CUDNN_CHECK(cudnnSetStream(handle, nullptr));
     return handle;
   }();
+  return h;
+}
+
+cudnnHandle_t cudnn_handle(cudaStream_t s) {
+  const cudnnHandle_t h = cudnn_handle();
+  OPBENCH_CUDNN_CHECK(cudnnSetStream(h, s));
   return h;
 }
 

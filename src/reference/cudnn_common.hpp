@@ -1,5 +1,4 @@
-// Shared by the cuDNN references: one handle per process (on the legacy default stream, the stream
-// bench_ops runs everything on), status checks, and descriptor helpers.
+// Shared by the cuDNN references: one handle per process, status checks, and descriptor helpers.
 #pragma once
 #include <cudnn.h>
 
@@ -12,7 +11,8 @@
 
 namespace opbench::reference {
 
-cudnnHandle_t cudnn_handle();
+cudnnHandle_t cudnn_handle();                  // for descriptors and queries (no launch)
+cudnnHandle_t cudnn_handle(cudaStream_t s);    // the handle, bound to the stream the launch runs on
 cudnnDataType_t cudnn_dtype(DType t);  // throws NotSupported for a type cuDNN does not take
 
 [[noreturn]] void throw_cudnn(cudnnStatus_t s, const char* expr);

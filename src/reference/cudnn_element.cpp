@@ -37,9 +37,9 @@ Prepare op_tensor(cudnnOpTensorOp_t kind) {
     const void* a = bind.in[0].data;
     const void* b = bind.in[1].data;
     void* c = bind.out[0].data;
-    p.launch = [st, a, b, c](cudaStream_t) {
+    p.launch = [st, a, b, c](cudaStream_t s) {
       const float one = 1.f, zero = 0.f;
-      OPBENCH_CUDNN_CHECK(cudnnOpTensor(cudnn_handle(), st->op, &one, st->a->get(), a, &one, st->b->get(), b, &zero,
+      OPBENCH_CUDNN_CHECK(cudnnOpTensor(cudnn_handle(s), st->op, &one, st->a->get(), a, &one, st->b->get(), b, &zero,
                                         st->c->get(), c));
     };
     return p;
@@ -64,9 +64,9 @@ Prepare activation(cudnnActivationMode_t mode) {
     Prepared p;
     const void* x = bind.in[0].data;
     void* y = bind.out[0].data;
-    p.launch = [st, x, y](cudaStream_t) {
+    p.launch = [st, x, y](cudaStream_t s) {
       const float one = 1.f, zero = 0.f;
-      OPBENCH_CUDNN_CHECK(cudnnActivationForward(cudnn_handle(), st->act, &one, st->x->get(), x, &zero, st->x->get(), y));
+      OPBENCH_CUDNN_CHECK(cudnnActivationForward(cudnn_handle(s), st->act, &one, st->x->get(), x, &zero, st->x->get(), y));
     };
     return p;
   };

@@ -32,12 +32,12 @@ Prepared transform(const Bindings& b, const std::vector<int64_t>& dims, const st
   void* y = b.out[0].data;
   const bool dbl = t == DType::f64;  // alpha/beta are double for double data, float otherwise
   Prepared p;
-  p.launch = [st, x, y, dbl](cudaStream_t) {
+  p.launch = [st, x, y, dbl](cudaStream_t s) {
     const float one_f = 1.f, zero_f = 0.f;
     const double one_d = 1.0, zero_d = 0.0;
     const void* one = dbl ? static_cast<const void*>(&one_d) : static_cast<const void*>(&one_f);
     const void* zero = dbl ? static_cast<const void*>(&zero_d) : static_cast<const void*>(&zero_f);
-    OPBENCH_CUDNN_CHECK(cudnnTransformTensor(cudnn_handle(), one, st->x->get(), x, zero, st->y->get(), y));
+    OPBENCH_CUDNN_CHECK(cudnnTransformTensor(cudnn_handle(s), one, st->x->get(), x, zero, st->y->get(), y));
   };
   return p;
 }

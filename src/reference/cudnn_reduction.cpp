@@ -84,9 +84,9 @@ Prepare reduce(cudnnReduceTensorOp_t op, Where w) {
     void* y = b.out[0].data;
     Prepared p;
     p.workspace_bytes = st->workspace_bytes + st->indices_bytes;
-    p.launch = [st, x, y](cudaStream_t) {
+    p.launch = [st, x, y](cudaStream_t s) {
       const float one = 1.f, zero = 0.f;
-      OPBENCH_CUDNN_CHECK(cudnnReduceTensor(cudnn_handle(), st->reduce, st->indices, st->indices_bytes, st->workspace,
+      OPBENCH_CUDNN_CHECK(cudnnReduceTensor(cudnn_handle(s), st->reduce, st->indices, st->indices_bytes, st->workspace,
                                             st->workspace_bytes, &one, st->a->get(), x, &zero, st->c->get(), y));
     };
     p.launch(nullptr);  // cuDNN refuses unsupported configurations here, not in the timed loop
@@ -106,9 +106,9 @@ Prepare softmax(cudnnSoftmaxAlgorithm_t algo) {
     const void* x = b.in[0].data;
     void* y = b.out[0].data;
     Prepared p;
-    p.launch = [st, algo, x, y](cudaStream_t) {
+    p.launch = [st, algo, x, y](cudaStream_t s) {
       const float one = 1.f, zero = 0.f;
-      OPBENCH_CUDNN_CHECK(cudnnSoftmaxForward(cudnn_handle(), algo, CUDNN_SOFTMAX_MODE_INSTANCE, &one, st->x->get(), x,
+      OPBENCH_CUDNN_CHECK(cudnnSoftmaxForward(cudnn_handle(s), algo, CUDNN_SOFTMAX_MODE_INSTANCE, &one, st->x->get(), x,
                                               &zero, st->x->get(), y));
     };
     p.launch(nullptr);

@@ -3,8 +3,8 @@
 //   bmm:    at::bmm_out(C, A, B)
 //   linear: at::addmm_out(y, b, x, W.t())      (what at::linear does for a 2-D input with a bias, but
 //           writing into the harness's output; beta = alpha = 1)
-// params "tf32": the caller's choice is applied to LibTorch's global TF32 switch for cuBLAS before
-// every call (1 -> TF32 allowed, 0 or absent -> true fp32). It only affects fp32 CUDA tensors.
+// RunSettings::tf32 (--tf32) is applied to LibTorch's global TF32 switch for cuBLAS before every call
+// (TF32 allowed, or true fp32). It only affects fp32 CUDA tensors.
 #include <ATen/ATen.h>
 
 #include "src/reference/torch_ops.hpp"
@@ -12,25 +12,25 @@
 namespace opbench::reference {
 namespace {
 
-void apply_tf32(const Params& p) { at::globalContext().setAllowTF32CuBLAS(p.get("tf32", 0.0) != 0.0); }
+void apply_tf32(const RunSettings& s) { at::globalContext().setAllowTF32CuBLAS(s.tf32); }
 
 }  // namespace
 
 void register_torch_matmul(TorchRegistry& r) {
   r.add("matmul", [](const TorchArgs& a) {
-    apply_tf32(a.params);
+    apply_tf32(a.settings);
     at::Tensor out = a.out[0];
     at::matmul_out(out, a.in[0], a.in[1]);
     return a.out;
   });
   r.add("bmm", [](const TorchArgs& a) {
-    apply_tf32(a.params);
+    apply_tf32(a.settings);
     at::Tensor out = a.out[0];
     at::bmm_out(out, a.in[0], a.in[1]);
     return a.out;
   });
   r.add("linear", [](const TorchArgs& a) {
-    apply_tf32(a.params);
+    apply_tf32(a.settings);
     at::Tensor out = a.out[0];
     at::addmm_out(out, a.in[2], a.in[0], a.in[1].t());
     return a.out;

@@ -22,6 +22,7 @@ struct TorchArgs {
   std::vector<at::Tensor> in;
   mutable std::vector<at::Tensor> out;  // the harness's output memory (mutable: out= variants write it)
   Params params;
+  RunSettings settings;
 };
 
 using TorchFn = std::function<std::vector<at::Tensor>(const TorchArgs&)>;

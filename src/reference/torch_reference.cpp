@@ -5,6 +5,8 @@
 
 #if OPBENCH_TORCH_CUDA
 #include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
 #endif
 
 #include <cuda_runtime_api.h>
@@ -90,6 +92,27 @@ static void copy_results(const std::vector<at::Tensor>& results, const std::vect
     if (!results[j].is_same(outs[j])) outs[j].copy_(results[j].reshape(outs[j].sizes()));
 }
 
+namespace {
+#if OPBENCH_TORCH_CUDA
+class TorchStreamGuard {
+ public:
+  explicit TorchStreamGuard(cudaStream_t s) : guard_(c10::cuda::getStreamFromExternal(s, current_device())) {}
+
+ private:
+  static c10::DeviceIndex current_device() {
+    int d = 0;
+    cudaGetDevice(&d);
+    return c10::DeviceIndex(d);
+  }
+  c10::cuda::CUDAStreamGuard guard_;
+};
+#else
+struct TorchStreamGuard {
+  explicit TorchStreamGuard(cudaStream_t) {}
+};
+#endif
+}  // namespace
+
 Impl torch_impl(const std::string& op) {
   Impl impl;
   impl.kind = ImplKind::torch;
@@ -104,10 +127,15 @@ Impl torch_impl(const std::string& op) {
     for (const TensorView& v : b.in) args->in.push_back(wrap(v));
     for (const TensorView& v : b.out) args->out.push_back(wrap(v));
     args->params = b.params;
+    args->settings = b.settings;
     auto last = std::make_shared<std::vector<at::Tensor>>();
     Prepared p;
-    // LibTorch runs on its current stream: the legacy default stream, which is the harness's stream.
-    p.launch = [fn, args, last](cudaStream_t) { *last = fn(*args); };
+    // LibTorch runs on its current stream: made the launch's stream for the call, as a user who
+    // launches on a stream of their own writes it (CUDAStreamGuard).
+    p.launch = [fn, args, last](cudaStream_t s) {
+      TorchStreamGuard on(s);
+      *last = fn(*args);
+    };
     p.finish = [args, last] { copy_results(*last, args->out); };
     p.uses_torch_allocator = true;
     return p;
@@ -126,11 +154,13 @@ void run_oracle(const std::string& op, const Bindings& inputs, const std::vector
   }
   for (const TensorView& v : out) a.out.push_back(wrap(v));
   a.params = inputs.params;
+  a.settings = inputs.settings;
   copy_results((*fn)(a), a.out);
 }
 
 std::size_t torch_peak_extra_bytes(const Launch& launch, cudaStream_t s) {
 #if OPBENCH_TORCH_CUDA
+  TorchStreamGuard on(s);
   namespace alloc = c10::cuda::CUDACachingAllocator;
   int dev = 0;
   cudaGetDevice(&dev);

@@ -85,8 +85,18 @@ int sample_count(double estimate_ms, const TimingConfig& c) {
 
 }  // namespace
 
-std::vector<Measurement> measure(const std::vector<Launch>& launches, const TimingConfig& c, L2Flusher& l2,
+std::string describe_flush(const TimingConfig& c) { return c.l2_cold ? "memset of 2 x L2" : "none (warm)"; }
+std::string describe_stopping(const TimingConfig& c) {
+  return "budget " + std::to_string(c.budget_ms) + " ms";
+}
+void profile_once(const std::vector<Launch>& launches, const std::vector<std::string>&, cudaStream_t s) {
+  for (const Launch& l : launches) l(s);
+  OPBENCH_CUDA_CHECK(cudaStreamSynchronize(s));
+}
+
+std::vector<Measurement> measure(const std::vector<Launch>& launches, const TimingConfig& c, TimingResources& r,
                                  cudaStream_t s) {
+  L2Flusher& l2 = r.l2;
   const std::size_t k = launches.size();
   std::vector<Measurement> out(k);
   if (k == 0) return out;

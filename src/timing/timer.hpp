@@ -12,6 +12,7 @@
 #include <cuda_runtime_api.h>
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "opbench/op.hpp"
@@ -33,6 +34,8 @@ struct TimingConfig {
 };
 
 TimingConfig fast_timing(TimingConfig base);  // --fast: fewer samples, smaller budget
+std::string describe_flush(const TimingConfig& c);
+std::string describe_stopping(const TimingConfig& c);
 
 // Writes an L2-sized buffer (twice the device's L2) to evict what earlier work left in the cache.
 class L2Flusher {
@@ -43,6 +46,12 @@ class L2Flusher {
  private:
   DeviceBuffer buf_;
   int value_ = 0;
+};
+
+// What a session reuses for every problem.
+class TimingResources {
+ public:
+  L2Flusher l2;
 };
 
 // RAII pair of CUDA events.
@@ -66,11 +75,13 @@ void launch_delay(double us, cudaStream_t s);
 struct Measurement {
   std::optional<TimeStats> pure;
   std::optional<TimeStats> real;
+  std::optional<TimeStats> graph;
 };
 
 // Warms up, then samples the implementations of one problem in the configured modes, interleaved
 // (one sample of each per round). One Measurement per launch, in order. Throws on a CUDA error.
-std::vector<Measurement> measure(const std::vector<Launch>& launches, const TimingConfig& cfg, L2Flusher& l2,
+std::vector<Measurement> measure(const std::vector<Launch>& launches, const TimingConfig& cfg, TimingResources& r,
                                  cudaStream_t s);
+void profile_once(const std::vector<Launch>& launches, const std::vector<std::string>& names, cudaStream_t s);
 
 }  // namespace opbench

@@ -22,7 +22,7 @@ struct Comparison {
   double max_abs_err = 0;
   double max_rel_err = 0;    // |a - b| / |b| over elements with b != 0
   double rel_l2_err = 0;     // ||a - b|| / ||b||
-  int64_t violations = 0;    // |a - b| > atol + rtol |b|, or NaN in one and not the other
+  int64_t violations = 0;    // |a - b| > atol + rtol |b|, a NaN on either side, or unequal infinities
   int64_t first_violation = -1;
   double got = 0, expected = 0;  // at first_violation
 };

@@ -1,10 +1,13 @@
-// The correctness gate, run before anything is timed: the framework's outputs (poisoned first) against
-// LibTorch's in the same dtype and against the fp64 oracle (LibTorch on fp64 copies of the inputs),
-// elementwise within the op's tolerance. NaN never passes.
+// The correctness gate, run before anything is timed. Every implementation (the framework, LibTorch,
+// each vendor library) runs once on the problem's inputs into its own poisoned outputs and is compared
+// elementwise with the fp64 oracle (LibTorch on fp64 copies of the inputs) within the op's tolerance;
+// the framework is also compared with LibTorch in the same dtype, when LibTorch itself passed. Each
+// gets its own verdict (as cutlass_profiler verifies each provider). NaN never passes.
 #pragma once
 #include <cuda_runtime_api.h>
 
 #include <functional>
+#include <vector>
 
 #include "opbench/op.hpp"
 #include "opbench/result.hpp"
@@ -15,9 +18,22 @@ namespace opbench {
 // Writes the fp64 (int64 for index outputs) results for the problem's inputs into `out`.
 using Oracle = std::function<void(const Bindings& inputs, const std::vector<TensorView>& out)>;
 
-// Runs the framework and LibTorch once each on the setup's inputs and compares. Throws on a CUDA error
-// (the caller reports the problem as failed).
-Verification check_correctness(const Tolerance& tol, ProblemSetup& setup, const Prepared& framework,
-                               const Prepared& torch, const Oracle& oracle, cudaStream_t s);
+class Gate {
+ public:
+  // Computes the oracle's results once. Throws on a CUDA error or a failing oracle.
+  Gate(ProblemSetup& setup, Tolerance tol, const Oracle& oracle, cudaStream_t s);
+
+  // Runs `impl` once (outputs poisoned first) and compares. `against_torch`: LibTorch's outputs to
+  // compare with as well (the framework's check). Throws on a CUDA error (the caller reports failed).
+  Verification check(ImplKind k, const Prepared& impl, const std::vector<TensorView>* against_torch = nullptr);
+
+  const Tolerance& tolerance() const { return tol_; }
+
+ private:
+  ProblemSetup& setup_;
+  Tolerance tol_;
+  cudaStream_t stream_;
+  std::vector<TensorView> exact_;
+};
 
 }  // namespace opbench

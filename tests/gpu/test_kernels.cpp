@@ -1,16 +1,18 @@
-// Every registered op's framework kernel against LibTorch and the fp64 oracle, through the same
-// correctness gate bench_ops uses, on each op's odd test shapes, in fp32, fp16 and bf16, and on views
-// shifted off 16-byte alignment; and the ops that honour --tf32 (matmul) once more in fp32 with TF32
-// allowed on both sides, under their TF32 tolerance. Skipped, with the reason, when there is no CUDA
-// GPU or no CUDA LibTorch.
+// Every registered op's implementations — the framework's kernel, LibTorch and the vendor libraries —
+// against the fp64 oracle (the framework also against LibTorch), through the same problem pipeline
+// bench_ops runs, on each op's odd test shapes, in fp32, fp16 and bf16, and on views shifted off 16-byte
+// alignment; and the ops that honour --tf32 (matmul) once more in fp32 with TF32 on every side, under
+// their TF32 tolerance. A vendor that cannot take a problem says not_supported, which passes. Skipped,
+// with the reason, when there is no CUDA GPU or no CUDA LibTorch.
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "opbench/registry.hpp"
-#include "src/cli/runner.hpp"
+#include "src/core/cuda_check.hpp"
 #include "src/core/device_info.hpp"
 #include "src/reference/reference.hpp"
+#include "src/run/pipeline.hpp"
 
 using namespace opbench;
 
@@ -49,21 +51,23 @@ class KernelVsTorch : public testing::TestWithParam<OpCase> {
 void check_op(const OpCase& c, bool tf32) {
   const OpDef* op = global_registry().find(c.op);
   ASSERT_NE(op, nullptr);
-  ProblemRunner runner;
-  runner.tf32 = tf32;
+  static TimingResources timing;
+  PipelineConfig cfg;
+  cfg.settings.tf32 = tf32;
+  ProblemPipeline pipeline(cfg, timing, nullptr);
   for (const Shape& s : op->test_shapes()) {
     for (int64_t misalign : {0, 1}) {
       Problem p{op, s, SizeClass::custom, c.dtype};
-      Verification v;
-      try {
-        v = runner.verify(p, misalign);
-      } catch (const std::exception& e) {
-        ADD_FAILURE() << p.id() << " misalign " << misalign << ": " << e.what();
-        continue;
+      const ProblemResult r = pipeline.verify(p, misalign);
+      ASSERT_EQ(r.impls.size(), op->impls.size()) << p.id();
+      for (const ImplResult& i : r.impls) {
+        if (i.impl != ImplKind::framework && i.status == Status::not_supported) continue;
+        const Verification& v = i.verify;
+        EXPECT_EQ(i.status, Status::ok)
+            << p.id() << " " << impl_name(i.impl) << (tf32 ? " (tf32)" : "") << " misalign " << misalign << ": "
+            << status_name(i.status) << " " << i.message << " (max abs err " << v.max_abs_err << ", vs fp64 "
+            << v.oracle_max_abs_err << ")";
       }
-      EXPECT_TRUE(v.correct) << p.id() << (tf32 ? " (tf32)" : "") << " misalign " << misalign << ": "
-                             << v.mismatches << " mismatches; " << v.first_mismatch << " (max abs err "
-                             << v.max_abs_err << ", vs fp64 " << v.oracle_max_abs_err << ")";
     }
   }
 }

@@ -62,7 +62,7 @@ TorchArgs args(std::vector<at::Tensor> in, at::Tensor out, double tf32 = 0.0) {
   TorchArgs a;
   a.in = std::move(in);
   a.out = {std::move(out)};
-  a.params = Params{{"tf32", tf32}};
+  a.settings.tf32 = tf32 != 0;
   return a;
 }
 

@@ -1,0 +1,243 @@
+#include "src/run/session.hpp"
+
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include <ctime>
+#include <iostream>
+#include <map>
+
+#include "reports/live_reporter.hpp"
+#include "reports/report_files.hpp"
+#include "reports/summary.hpp"
+#include "src/core/cuda_check.hpp"
+#include "src/core/device_info.hpp"
+#include "src/model/stats.hpp"
+#include "src/reference/reference.hpp"
+#include "src/run/build_info.hpp"
+#include "src/run/pipeline.hpp"
+
+namespace opbench {
+namespace {
+
+std::string utc_now(const char* fmt_str) {
+  std::time_t t = std::time(nullptr);
+  char buf[64];
+  std::strftime(buf, sizeof buf, fmt_str, std::gmtime(&t));
+  return buf;
+}
+
+// The problems the command line selects, minus those whose op cannot read a --shape (said why). Exit code
+// on a selection that runs nothing.
+std::optional<int> select(const Options& opt, const Registry& reg, std::vector<Problem>& problems) {
+  try {
+    problems = select_problems(reg, opt.filter);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "bench_ops: " << e.what() << "\n";
+    return kExitUsage;
+  }
+  const std::vector<Rejected> rejected = reject_unreadable_shapes(problems);
+  for (std::size_t i = 0; i < rejected.size() && i < 8; ++i)
+    std::cerr << "bench_ops: skipping " << rejected[i].problem.id() << ": " << rejected[i].reason << "\n";
+  if (rejected.size() > 8) std::cerr << "bench_ops: ... and " << rejected.size() - 8 << " more such problems\n";
+  if (problems.empty()) {
+    std::cerr << (rejected.empty() ? "bench_ops: the selection matches no problem (an op that lacks the dtype "
+                                     "asked for?); see --list-ops\n"
+                                   : "bench_ops: no selected op can take the shape given; see the reasons above\n");
+    return kExitUsage;
+  }
+  return std::nullopt;
+}
+
+// Before any GPU work: a writable output folder, a GPU, a CUDA LibTorch. Exit code when one is missing.
+std::optional<int> check_environment(const Options& opt) {
+  try {
+    reports::check_writable(opt.output_dir);
+  } catch (const std::exception& e) {
+    std::cerr << "bench_ops: " << e.what() << "\nChoose a writable directory with --output-dir DIR.\n";
+    return kExitReportWrite;
+  }
+  std::string why;
+  if (cuda_device_count(&why) == 0) {
+    std::cerr << "bench_ops: no usable CUDA GPU (" << why
+              << ").\nRun on a machine with an NVIDIA GPU and driver; check with nvidia-smi. "
+                 "(--list-ops, --list-sizes and --help work without one.)\n";
+    return kExitNoGpu;
+  }
+  if (!reference::torch_has_cuda()) {
+    std::cerr << "bench_ops: built against LibTorch " << reference::torch_version()
+              << " without CUDA: the CUDA references need a CUDA LibTorch.\nReconfigure with "
+                 "-DTorch_DIR=$(python3 -c 'import torch,os; print(os.path.join(torch.utils.cmake_prefix_path, \"Torch\"))') "
+                 "(a CUDA PyTorch) and rebuild.\n";
+    return kExitNoCudaTorch;
+  }
+  return std::nullopt;
+}
+
+RunContext describe(const Options& opt) {
+  RunContext ctx;
+  ctx.device = query_device();
+  ctx.device.measured_copy_gbps = measure_copy_gbps();
+  ctx.device.measured_read_gbps = measure_read_gbps();
+  ctx.device.cublas_version = reference::cublas_version();
+  ctx.device.cudnn_version = reference::cudnn_version();
+  ctx.device.torch_version = reference::torch_version();
+  ctx.command_line = opt.command_line;
+  ctx.git_commit = build_commit();
+  ctx.timestamp = utc_now("%Y-%m-%dT%H:%M:%SZ");
+  ctx.timing_mode = opt.timing_mode;
+  ctx.l2_mode = opt.timing.l2_cold ? "cold" : "warm";
+  ctx.l2_flush = describe_flush(opt.timing);
+  ctx.stopping = describe_stopping(opt.timing);
+  ctx.tf32 = opt.settings.tf32;
+  ctx.outlier_filter = opt.timing.outlier_filter;
+  return ctx;
+}
+
+// --benchmark_repetitions=N: every repetition is kept; a problem's result is then measured over the
+// samples of all of them (median and quartiles of the pooled samples), so no repetition wins alone.
+TimeStats pooled(const std::vector<const TimeStats*>& sets, bool outlier_filter) {
+  std::vector<double> all;
+  int throttled = 0, remeasured = 0;
+  double clock_sum = 0;
+  for (const TimeStats* t : sets) {
+    all.insert(all.end(), t->samples_ms.begin(), t->samples_ms.end());
+    throttled += t->throttled_samples;
+    remeasured += t->remeasured;
+    clock_sum += t->sm_clock_mhz;
+  }
+  TimeStats st = compute_stats(std::move(all), outlier_filter);
+  st.throttled_samples = throttled;
+  st.remeasured = remeasured;
+  st.sm_clock_mhz = clock_sum / double(sets.size());
+  st.stop_reason = fmt::format("{} repetitions pooled", sets.size());
+  bool reliable = true;
+  for (const TimeStats* t : sets) reliable = reliable && t->reliable;
+  st.reliable = reliable;
+  return st;
+}
+
+ProblemResult merge_repetitions(std::vector<ProblemResult> reps, bool outlier_filter) {
+  ProblemResult out = reps.back();
+  if (reps.size() == 1) return out;
+  for (ImplResult& row : out.impls) {
+    auto pool = [&](std::optional<TimeStats> ImplResult::*mode) {
+      std::vector<const TimeStats*> sets;
+      for (const ProblemResult& r : reps)
+        if (const ImplResult* x = r.find(row.impl); x && x->status == Status::ok && (x->*mode)) sets.push_back(&*(x->*mode));
+      if (sets.size() == reps.size()) row.*mode = pooled(sets, outlier_filter);
+    };
+    pool(&ImplResult::pure);
+    pool(&ImplResult::real);
+    pool(&ImplResult::graph);
+    // A repetition that failed or was incorrect marks the result, whatever the last one said.
+    for (const ProblemResult& r : reps)
+      if (const ImplResult* x = r.find(row.impl); x && x->status != Status::ok && row.status == Status::ok) {
+        row.status = x->status;
+        row.message = x->message;
+        row.verify = x->verify;
+      }
+  }
+  return out;
+}
+
+int repetitions_of(const std::vector<std::string>& gb_args) {
+  for (const std::string& a : gb_args)
+    if (a.rfind("--benchmark_repetitions=", 0) == 0) return std::max(1, std::atoi(a.c_str() + 24));
+  return 1;
+}
+
+}  // namespace
+
+int run_session(const Options& opt, const Registry& reg) {
+  std::vector<Problem> problems;
+  if (auto code = select(opt, reg, problems)) return *code;
+  if (auto code = check_environment(opt)) return *code;
+
+  reference::set_torch_tf32(opt.settings.tf32);
+  cudaStream_t stream = nullptr;
+  OPBENCH_CUDA_CHECK(cudaStreamCreate(&stream));  // blocking: ordered with LibTorch's legacy default stream
+  TimingResources timing_resources;
+
+  RunResults results;
+  results.context = describe(opt);
+  results.context.repetitions = repetitions_of(opt.benchmark_args);
+  PipelineConfig cfg;
+  cfg.timing = opt.timing;
+  cfg.settings = opt.settings;
+  cfg.last = opt.profile ? PipelineStage::profile : PipelineStage::measure;
+  ProblemPipeline pipeline(cfg, timing_resources, stream);
+
+  std::map<std::string, std::vector<ProblemResult>> repetitions;
+  for (const Problem& p : problems) {
+    results.problems.push_back(ProblemResult{});  // placeholder in selection order, filled after the run
+    results.problems.back().op = p.op->name;
+    results.problems.back().category = p.op->category;
+    results.problems.back().shape = p.shape;
+    results.problems.back().dtype = p.dtype;
+    benchmark::RegisterBenchmark(p.id().c_str(), [&pipeline, &repetitions, &results, p](benchmark::State& state) {
+      ProblemResult r;
+      for (auto _ : state) {
+        r = pipeline.run(p);
+        const ImplResult* fw = r.find(ImplKind::framework);
+        const double t = fw ? fw->time_ms() : 0;
+        state.SetIterationTime(t > 0 ? t * 1e-3 : 0);
+      }
+      if (const ImplResult* th = r.find(ImplKind::torch)) state.counters["torch_ms"] = th->time_ms();
+      if (const ImplResult* fw = r.find(ImplKind::framework)) {
+        if (fw->time_ms() > 0) state.counters["GB/s"] = r.bytes / (fw->time_ms() * 1e-3) / 1e9;
+        if (fw->status != Status::ok) state.SkipWithError((std::string(status_name(fw->status)) + ": " + fw->message).c_str());
+      }
+      auto& reps = repetitions[r.id()];
+      reps.push_back(r);
+      // The live reporter reads results.problems: keep the entry current as repetitions arrive.
+      for (ProblemResult& slot : results.problems)
+        if (slot.id() == r.id()) slot = merge_repetitions(reps, true);
+    })
+        ->Iterations(1)
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond);
+  }
+
+  std::vector<std::string> gb_args = {"bench_ops"};
+  for (const std::string& a : opt.benchmark_args) gb_args.push_back(a);
+  std::vector<char*> gb_argv;
+  for (std::string& a : gb_args) gb_argv.push_back(a.data());
+  int gb_argc = int(gb_argv.size());
+  benchmark::Initialize(&gb_argc, gb_argv.data());
+  if (benchmark::ReportUnrecognizedArguments(gb_argc, gb_argv.data())) return kExitUsage;
+
+  reports::LiveReporter reporter(results, std::cout);
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+  OPBENCH_CUDA_CHECK_NOTHROW(cudaStreamDestroy(stream));
+
+  // Problems that --benchmark_filter left out never ran: drop their placeholders.
+  std::vector<ProblemResult> ran;
+  for (ProblemResult& p : results.problems)
+    if (repetitions.count(p.id())) ran.push_back(merge_repetitions(repetitions[p.id()], opt.timing.outlier_filter));
+  results.problems = std::move(ran);
+  if (results.problems.empty()) {
+    std::cerr << "bench_ops: no problem ran (does --benchmark_filter match any?)\n";
+    return kExitUsage;
+  }
+  if (opt.profile) {
+    std::cout << "profiled " << results.problems.size() << " problems (no reports are written with --profile)\n";
+    return reports::has_failures(reports::summarize(results)) ? kExitFailures : kExitOk;
+  }
+  const reports::Summary summary = reports::summarize(results);
+  try {
+    const std::string stem = "ops_" + utc_now("%Y%m%d-%H%M%S");
+    for (const std::string& path :
+         reports::write_reports(results, opt.output_dir, opt.write_markdown, opt.write_json, stem))
+      std::cout << "report: " << path << "\n";
+    reports::refresh_index(opt.output_dir);
+  } catch (const std::exception& e) {
+    std::cerr << "bench_ops: could not write the reports: " << e.what()
+              << "\nChoose a writable directory with --output-dir DIR.\n";
+    return kExitReportWrite;
+  }
+  return reports::has_failures(summary) ? kExitFailures : kExitOk;
+}
+
+}  // namespace opbench
