@@ -6,7 +6,10 @@
 namespace opbench::reference {
 
 void throw_cudnn(cudnnStatus_t s, const char* expr) {
-  const std::string msg = std::string(expr) + ": " + cudnnGetErrorString(s);
+  // The call's name, not its whole argument list: "cudnnReduceTensor: CUDNN_STATUS_BAD_PARAM".
+  std::string call(expr);
+  call = call.substr(0, call.find('('));
+  const std::string msg = call + ": " + cudnnGetErrorString(s);
   // cuDNN 9 groups its statuses by thousands: 3xxx are the "not supported" family.
   if (int(s) / 1000 == int(CUDNN_STATUS_NOT_SUPPORTED) / 1000)
     throw NotSupported("cuDNN does not support this problem (" + msg + ")");

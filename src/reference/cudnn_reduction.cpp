@@ -68,6 +68,10 @@ Prepare reduce(cudnnReduceTensorOp_t op, Where w) {
     const DType t = b.in[0].dtype;
     std::vector<int64_t> a_dims, c_dims;
     reduce_dims(b.in[0].shape, w, a_dims, c_dims);
+    // cuDNN answers CUDNN_STATUS_BAD_PARAM when input and output descriptors are the same (every reduced
+    // extent is 1: a single element, or a [1, N] / [N, 1] reduced over its unit dimension).
+    if (a_dims == c_dims)
+      throw NotSupported("cuDNN's cudnnReduceTensor rejects a reduction over extents of 1 (nothing to reduce)");
     auto st = std::make_shared<ReduceState>();
     st->a = std::make_unique<TensorDesc>(t, a_dims);
     st->c = std::make_unique<TensorDesc>(t, c_dims);

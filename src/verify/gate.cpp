@@ -38,7 +38,12 @@ Verification Gate::check(ImplKind k, const Prepared& impl, const std::vector<Ten
       v.first_mismatch = fmt::format("output {} element {}: {} {:.7g}, fp64 oracle {:.7g}", j,
                                      vs_oracle.first_violation, who, vs_oracle.got, vs_oracle.expected);
     if (against_torch) {
-      const Comparison vs_torch = compare(outs[j], (*against_torch)[j], tol_, stream_);
+      // LibTorch passed the oracle, so each side is within `tol` of the exact value and they may be up
+      // to twice that apart: the comparison between them allows 2 x tol. (layer_norm on 100003x3 fp32:
+      // framework 8.4e-6 and LibTorch 1.1e-5 from the fp64 oracle, both within atol 1e-5 + rtol 1e-5,
+      // on opposite sides: 1.5e-5 apart.) The oracle comparison above is the binding one.
+      const Tolerance twice{2 * tol_.atol, 2 * tol_.rtol};
+      const Comparison vs_torch = compare(outs[j], (*against_torch)[j], twice, stream_);
       v.max_abs_err = std::max(v.max_abs_err, vs_torch.max_abs_err);
       v.max_rel_err = std::max(v.max_rel_err, vs_torch.max_rel_err);
       bad = std::max(bad, vs_torch.violations);

@@ -1,7 +1,8 @@
 // The correctness gate, run before anything is timed. Every implementation (the framework, LibTorch,
 // each vendor library) runs once on the problem's inputs into its own poisoned outputs and is compared
 // elementwise with the fp64 oracle (LibTorch on fp64 copies of the inputs) within the op's tolerance;
-// the framework is also compared with LibTorch in the same dtype, when LibTorch itself passed. Each
+// the framework is also compared with LibTorch in the same dtype, when LibTorch itself passed (within
+// twice the tolerance: both are within it of the oracle, on either side). Each
 // gets its own verdict (as cutlass_profiler verifies each provider). NaN never passes.
 #pragma once
 #include <cuda_runtime_api.h>
