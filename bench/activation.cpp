@@ -4,9 +4,13 @@
 
 namespace opbench::bench {
 
+const Category kActivation{"activation"};
+
+namespace {
+
 void register_activation(Registry& r) {
   using fw::UnaryOp;
-  const Category a = Category::activation;
+  const Category a = kActivation;
   const Init x = Init::uniform(-4, 4);  // both sides of every activation's knee
   add_unary(r, a, "relu", UnaryOp::relu, x, 0, "max(x, 0)");
   add_unary(r, a, "leaky_relu", UnaryOp::leaky_relu, x, 0.01, "x > 0 ? x : 0.01 x");
@@ -17,5 +21,9 @@ void register_activation(Registry& r) {
   add_unary(r, a, "silu", UnaryOp::silu, x, 0, "x sigmoid(x) (swish)");
   add_unary(r, a, "softplus", UnaryOp::softplus, x, 0, "log(1 + exp(x)), threshold 20");
 }
+
+}  // namespace
+
+OPBENCH_REGISTER_CATEGORY({kActivation, 20, "activation functions on the element-wise engine", {"activations"}, register_activation});
 
 }  // namespace opbench::bench

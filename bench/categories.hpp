@@ -1,6 +1,6 @@
-// bench/: one file per category registers that category's ops (their shapes, bytes, FLOPs, tolerances
-// and the framework launcher). LibTorch and vendor references are attached by name afterwards
-// (src/reference/), so a category file never sees LibTorch.
+// bench/: one file per category registers that category (OPBENCH_REGISTER_CATEGORY) and its ops (their
+// shapes, bytes, FLOPs, tolerances and the framework launcher). LibTorch and vendor references are
+// attached by name afterwards (src/reference/), so a category file never sees LibTorch.
 #pragma once
 #include <functional>
 #include <string>
@@ -10,14 +10,6 @@
 #include "opbench/registry.hpp"
 
 namespace opbench::bench {
-
-void register_element(Registry& r);
-void register_activation(Registry& r);
-void register_reduction(Registry& r);
-void register_norm(Registry& r);
-void register_loss(Registry& r);
-void register_layout(Registry& r);
-void register_matmul(Registry& r);
 
 // A new op with the defaults most ops share: the size-class shapes, all three float dtypes, odd test
 // shapes and elementwise_tolerance. The caller sets io, bytes, flops and impls[0] (framework_impl).

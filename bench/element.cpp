@@ -9,6 +9,8 @@
 #include "bench/unary.hpp"
 
 namespace opbench::bench {
+
+const Category kElement{"element"};
 namespace {
 
 // Inputs that keep every op finite and away from its singularities (log, sqrt, div, pow).
@@ -17,7 +19,7 @@ const Init kPositive = Init::uniform(0.25, 2);
 
 void add_binary(Registry& r, const std::string& name, fw::BinaryOp op, Init a_init, Init b_init,
                 const std::string& what) {
-  OpDef d = make_op(name, Category::element, what);
+  OpDef d = make_op(name, kElement, what);
   d.io = [=](const Shape& s, DType t) {
     return OpIO{{{s, t, a_init}, {s, t, b_init}}, {{s, t}}, {}, 0};
   };
@@ -33,7 +35,8 @@ void add_binary(Registry& r, const std::string& name, fw::BinaryOp op, Init a_in
 
 // [M, N] + [N] (row) or [M, N] + [M, 1] (col), leading dims of a higher-rank shape folded into M.
 void add_broadcast(Registry& r, const std::string& name, fw::Broadcast bc, const std::string& what) {
-  OpDef d = make_op(name, Category::element, what);
+  OpDef d = make_op(name, kElement, what);
+  d.tags = {"broadcast"};  // --category broadcast (the Genesis scripts' name for these)
   d.io = [bc](const Shape& s, DType t) {
     const Rows rc = as_rows(s);
     const Shape b_shape = bc == fw::Broadcast::row ? Shape{rc.cols} : Shape{rc.rows, 1};
@@ -54,6 +57,8 @@ void add_broadcast(Registry& r, const std::string& name, fw::Broadcast bc, const
 
 }  // namespace
 
+namespace {
+
 void register_element(Registry& r) {
   using fw::BinaryOp;
   using fw::UnaryOp;
@@ -64,7 +69,7 @@ void register_element(Registry& r) {
   add_binary(r, "maximum", BinaryOp::maximum, kSigned, kSigned, "torch.maximum(a, b)");
   add_binary(r, "pow", BinaryOp::pow, kPositive, kSigned, "a ** b");
 
-  const Category e = Category::element;
+  const Category e = kElement;
   add_unary(r, e, "add_scalar", UnaryOp::add_scalar, kSigned, 2.5, "x + 2.5");
   add_unary(r, e, "mul_scalar", UnaryOp::mul_scalar, kSigned, 1.75, "x * 1.75");
   add_unary(r, e, "pow_scalar", UnaryOp::pow_scalar, kPositive, 1.5, "x ** 1.5");
@@ -81,5 +86,9 @@ void register_element(Registry& r) {
   add_unary(r, e, "sin", UnaryOp::sin, Init::uniform(-3, 3), 0, "sin(x)");
   add_unary(r, e, "cos", UnaryOp::cos, Init::uniform(-3, 3), 0, "cos(x)");
 }
+
+}  // namespace
+
+OPBENCH_REGISTER_CATEGORY({kElement, 10, "binary, scalar, broadcast and unary math ops on the element-wise engine", {}, register_element});
 
 }  // namespace opbench::bench

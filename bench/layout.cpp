@@ -22,6 +22,8 @@
 #include "kernels/layout/layout.hpp"
 
 namespace opbench::bench {
+
+const Category kLayout{"layout"};
 namespace {
 
 namespace L = fw::layout;
@@ -74,7 +76,7 @@ std::vector<Shape> with(std::vector<Shape> extra) {
 }
 
 void add_copy(Registry& r) {
-  OpDef d = make_op("copy", Category::layout, "x.clone()");
+  OpDef d = make_op("copy", kLayout, "x.clone()");
   d.io = [](const Shape& s, DType t) {
     if (s.empty()) bad_shape("copy", "a shape of at least 1 dim", s);
     return OpIO{{{s, t, kValues}}, {{s, t}}, {}, 0};
@@ -90,7 +92,7 @@ void add_copy(Registry& r) {
 }
 
 void add_transpose(Registry& r) {
-  OpDef d = make_op("transpose", Category::layout, "x.transpose(-1, -2).contiguous()");
+  OpDef d = make_op("transpose", kLayout, "x.transpose(-1, -2).contiguous()");
   d.io = [](const Shape& s, DType t) {
     const Shape in = as_matrix("transpose", s);
     Shape out = in;
@@ -111,7 +113,7 @@ void add_transpose(Registry& r) {
 }
 
 void add_permute(Registry& r) {
-  OpDef d = make_op("permute_0213", Category::layout, "x.permute({0, 2, 1, 3}).contiguous(), [B,S,H,D] -> [B,H,S,D]");
+  OpDef d = make_op("permute_0213", kLayout, "x.permute({0, 2, 1, 3}).contiguous(), [B,S,H,D] -> [B,H,S,D]");
   // The 4-D reading of each size-class shape that has one (those whose last dim is not a multiple of 64,
   // e.g. 32x32x32, are left out), and in the batch class also Qwen2.5-0.5B's attention layouts:
   // [8, 1024, 32, 128] and [4, 2048, 14, 64].
@@ -143,7 +145,7 @@ void add_permute(Registry& r) {
 }
 
 void add_cat(Registry& r, const std::string& name, bool last) {
-  OpDef d = make_op(name, Category::layout,
+  OpDef d = make_op(name, kLayout,
                     last ? "at::cat_out(out, {a, b}, -1)" : "at::cat_out(out, {a, b}, 0)");
   d.io = [name, last](const Shape& s, DType t) {
     if (s.empty()) bad_shape(name, "a shape of at least 1 dim", s);
@@ -168,7 +170,7 @@ void add_cat(Registry& r, const std::string& name, bool last) {
 }
 
 void add_slice(Registry& r) {
-  OpDef d = make_op("slice", Category::layout, "x.narrow(-1, N/4, N/2).contiguous()");
+  OpDef d = make_op("slice", kLayout, "x.narrow(-1, N/4, N/2).contiguous()");
   d.io = [](const Shape& s, DType t) {
     if (s.empty()) bad_shape("slice", "a shape of at least 1 dim", s);
     const Narrow nw = narrow_of(s.back());
@@ -192,7 +194,7 @@ void add_slice(Registry& r) {
 }
 
 void add_gather(Registry& r) {
-  OpDef d = make_op("gather", Category::layout, "at::index_select_out(out, table, 0, idx) (embedding lookup)");
+  OpDef d = make_op("gather", kLayout, "at::index_select_out(out, table, 0, idx) (embedding lookup)");
   d.io = [](const Shape& s, DType t) {
     if (s.empty()) bad_shape("gather", "a shape [N, D] (N indices into a table of N rows of D)", s);
     const Rows rc = as_rows(s);
@@ -218,7 +220,7 @@ void add_gather(Registry& r) {
 }
 
 void add_expand(Registry& r) {
-  OpDef d = make_op("expand", Category::layout, "x.expand({M, N}).contiguous(), x [1, N]");
+  OpDef d = make_op("expand", kLayout, "x.expand({M, N}).contiguous(), x [1, N]");
   d.io = [](const Shape& s, DType t) {
     const Shape out = as_matrix("expand", s);
     return OpIO{{{{1, out.back()}, t, kValues}}, {{out, t}}, {}, 0};
@@ -236,6 +238,8 @@ void add_expand(Registry& r) {
 
 }  // namespace
 
+namespace {
+
 void register_layout(Registry& r) {
   add_copy(r);
   add_transpose(r);
@@ -246,5 +250,9 @@ void register_layout(Registry& r) {
   add_gather(r);
   add_expand(r);
 }
+
+}  // namespace
+
+OPBENCH_REGISTER_CATEGORY({kLayout, 70, "copies, transposes, permutes, cat, slice, gather, expand", {"shape", "tensor", "memory"}, register_layout});
 
 }  // namespace opbench::bench

@@ -14,6 +14,8 @@
 
 namespace opbench::bench {
 
+const Category kLoss{"loss"};
+
 namespace {
 
 const std::vector<Shape>& cross_entropy_extra() {
@@ -36,7 +38,7 @@ Tolerance loss_tolerance(DType t, int64_t n) {
 }
 
 void add_mse(Registry& r) {
-  OpDef op = make_op("mse_loss", Category::loss, "mean((pred - target)^2), one pass over both inputs");
+  OpDef op = make_op("mse_loss", kLoss, "mean((pred - target)^2), one pass over both inputs");
   op.io = [](const Shape& s, DType t) {
     OpIO io;
     io.inputs = {{s, t, Init::uniform(-1.0, 1.0)}, {s, t, Init::uniform(-1.0, 1.0)}};
@@ -57,7 +59,7 @@ void add_mse(Registry& r) {
 }
 
 void add_cross_entropy(Registry& r) {
-  OpDef op = make_op("cross_entropy", Category::loss,
+  OpDef op = make_op("cross_entropy", kLoss,
                      "mean over rows of logsumexp(logits) - logits[target]; logits [N, V], int64 targets");
   op.io = [](const Shape& s, DType t) {
     const Rows rc = as_rows(s);
@@ -85,9 +87,15 @@ void add_cross_entropy(Registry& r) {
 
 }  // namespace
 
+namespace {
+
 void register_loss(Registry& r) {
   add_mse(r);
   add_cross_entropy(r);
 }
+
+}  // namespace
+
+OPBENCH_REGISTER_CATEGORY({kLoss, 50, "mse_loss and cross_entropy", {}, register_loss});
 
 }  // namespace opbench::bench

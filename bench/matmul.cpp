@@ -22,6 +22,8 @@
 #include "kernels/matmul/matmul.hpp"
 
 namespace opbench::bench {
+
+const Category kMatmul{"matmul"};
 namespace {
 
 struct Dims {
@@ -107,7 +109,7 @@ GemmCall gemm_call(const std::string& op, const Bindings& b) {
 }
 
 OpDef make_gemm_op(const std::string& name, const std::string& description) {
-  OpDef op = make_op(name, Category::matmul, description);
+  OpDef op = make_op(name, kMatmul, description);
   const bool is_linear = name == "linear";
   const bool is_bmm = name == "bmm";
   op.shapes = is_bmm ? bmm_shapes : mm_shapes;
@@ -166,10 +168,16 @@ OpDef make_gemm_op(const std::string& name, const std::string& description) {
 
 }  // namespace
 
+namespace {
+
 void register_matmul(Registry& r) {
   r.add(make_gemm_op("matmul", "C = A @ B; A [M,K], B [K,N] row-major; shape {M, N, K}"));
   r.add(make_gemm_op("bmm", "C[b] = A[b] @ B[b]; A [B,M,K], B [B,K,N]; shape {B, M, N, K}"));
   r.add(make_gemm_op("linear", "y = x @ W^T + b; x [M,K], W [N,K], b [N]; shape {M, N, K}"));
 }
+
+}  // namespace
+
+OPBENCH_REGISTER_CATEGORY({kMatmul, 60, "matmul, bmm, linear", {"matrix"}, register_matmul});
 
 }  // namespace opbench::bench

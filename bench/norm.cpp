@@ -8,6 +8,8 @@
 
 namespace opbench::bench {
 
+const Category kNorm{"norm"};
+
 namespace {
 
 // fp32 statistics in both implementations; fp16/bf16 differ by the output's rounding (one ulp: 2^-10,
@@ -23,7 +25,7 @@ Tolerance norm_tolerance(DType t, bool rms) {
 
 void add_norm(Registry& r, bool rms) {
   const double eps = rms ? 1e-6 : 1e-5;
-  OpDef op = make_op(rms ? "rms_norm" : "layer_norm", Category::norm,
+  OpDef op = make_op(rms ? "rms_norm" : "layer_norm", kNorm,
                      rms ? "y = x / sqrt(mean(x^2) + eps) * w over the last dim (eps 1e-6)"
                          : "y = (x - mean) / sqrt(var + eps) * w + b over the last dim (eps 1e-5)");
   op.io = [rms, eps](const Shape& s, DType t) {
@@ -62,9 +64,15 @@ void add_norm(Registry& r, bool rms) {
 
 }  // namespace
 
+namespace {
+
 void register_norm(Registry& r) {
   add_norm(r, false);
   add_norm(r, true);
 }
+
+}  // namespace
+
+OPBENCH_REGISTER_CATEGORY({kNorm, 40, "layer_norm and rms_norm over the last dim", {"normalization"}, register_norm});
 
 }  // namespace opbench::bench

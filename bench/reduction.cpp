@@ -12,6 +12,8 @@
 
 namespace opbench::bench {
 
+const Category kReduction{"reduction"};
+
 namespace {
 
 using fw::ReduceKind;
@@ -97,7 +99,7 @@ void add_reduction(Registry& r, ReduceKind kind, Where where) {
   const std::string what = where == Where::last    ? "over the last dim"
                            : where == Where::first ? "over the first dim"
                                                    : "over all elements";
-  OpDef op = make_op(name, Category::reduction,
+  OpDef op = make_op(name, kReduction,
                      std::string(kind_name(kind)) + " " + what +
                          (kind == ReduceKind::argmax ? " (int64 index of the first maximum)" : ""));
   op.io = [kind, where](const Shape& s, DType t) {
@@ -149,7 +151,7 @@ void add_reduction(Registry& r, ReduceKind kind, Where where) {
 }
 
 void add_softmax(Registry& r, bool log) {
-  OpDef op = make_op(log ? "log_softmax" : "softmax", Category::reduction,
+  OpDef op = make_op(log ? "log_softmax" : "softmax", kReduction,
                      log ? "log(softmax(x)) over the last dim, max-shifted" : "softmax over the last dim, max-shifted");
   op.io = [](const Shape& s, DType t) {
     const Rows rc = as_rows(s);
@@ -174,7 +176,7 @@ void add_softmax(Registry& r, bool log) {
 }
 
 void add_logsumexp(Registry& r) {
-  OpDef op = make_op("logsumexp", Category::reduction, "log(sum(exp(x))) over the last dim, online max/sum");
+  OpDef op = make_op("logsumexp", kReduction, "log(sum(exp(x))) over the last dim, online max/sum");
   op.io = [](const Shape& s, DType t) {
     const Rows rc = as_rows(s);
     OpIO io;
@@ -200,6 +202,8 @@ void add_logsumexp(Registry& r) {
 
 }  // namespace
 
+namespace {
+
 void register_reduction(Registry& r) {
   for (ReduceKind k : {ReduceKind::sum, ReduceKind::mean, ReduceKind::max, ReduceKind::min, ReduceKind::argmax})
     for (Where w : {Where::last, Where::first, Where::all}) add_reduction(r, k, w);
@@ -207,5 +211,9 @@ void register_reduction(Registry& r) {
   add_softmax(r, true);
   add_logsumexp(r);
 }
+
+}  // namespace
+
+OPBENCH_REGISTER_CATEGORY({kReduction, 30, "sum, mean, max, min, argmax over a dim or all; softmax, log_softmax, logsumexp", {}, register_reduction});
 
 }  // namespace opbench::bench

@@ -1,24 +1,14 @@
-// Builds the registry once: every category's ops, then their LibTorch and vendor references by name.
+// Builds the registry once: every registered category's ops (bench/<category>.cpp), then their
+// LibTorch and vendor references by name (src/reference/).
 #include "bench/categories.hpp"
 #include "src/reference/reference.hpp"
 
 namespace opbench {
 
-static Registry build_registry() {
-  Registry reg;
-  bench::register_element(reg);
-  bench::register_activation(reg);
-  bench::register_reduction(reg);
-  bench::register_norm(reg);
-  bench::register_loss(reg);
-  bench::register_layout(reg);
-  bench::register_matmul(reg);
-  return reg;
-}
-
 const Registry& global_registry() {
   static const Registry reg = [] {
-    Registry r = build_registry();
+    Registry r;
+    for (const CategoryDef& c : category_defs()) c.register_ops(r);
     Registry out;
     for (OpDef op : r.ops()) {
       op.impls.resize(1);  // the framework's, set by the category file

@@ -258,7 +258,7 @@ RunResults from_json(const json& j) {
   for (const json& rec : j.at("results")) {
     ProblemResult p;
     p.op = rec.at("operation");
-    p.category = enum_from(rec.at("category").get<std::string>(), category_name, all_categories(), "category");
+    p.category = Category{rec.at("category").get<std::string>()};
     p.shape = rec.at("shape").get<Shape>();
     p.size_class = enum_from(rec.at("size_class").get<std::string>(), size_class_name, size_classes, "size class");
     const auto dt = parse_dtype(rec.at("dtype").get<std::string>());

@@ -89,7 +89,7 @@ void LiveReporter::print_problem(const ProblemResult& p) {
     line += fmt::format("{:>11} {:>12} {:>16} {:>8} {:>9} {:>7}  {}", ms_or_none(torch), ms_or_none(fw), vcell,
                         ascii(fmt_speedup(m.speedup)), ascii(fmt_gbps(m.throughput_gbps)),
                         ascii(fmt_pct(m.copy_efficiency)), m.grade ? grade_symbol(*m.grade) : kNone);
-    if (m.tflops && p.category == Category::matmul)
+    if (m.tflops && p.category == Category{"matmul"})
       line += fmt::format("  {} TFLOP/s ({} of peak)", fmt_tflops(m.tflops), ascii(fmt_pct(m.pct_of_peak)));
     const bool reliable = timing_reliable(*fw) && (!torch || timing_reliable(*torch));
     if (!reliable) line += "  ⚠ unreliable timing";

@@ -59,7 +59,7 @@ void write_system(const RunResults& r, std::ostream& os) {
   // One peak per dtype among the matmul rows: that is what their "% of peak" is measured against.
   std::set<int> dtypes;
   for (const auto& p : r.problems)
-    if (p.category == Category::matmul) dtypes.insert(int(p.dtype));
+    if (p.category == Category{"matmul"}) dtypes.insert(int(p.dtype));
   for (int t : dtypes)
     rows.push_back({fmt::format("Peak FLOP/s ({})", dtype_name(DType(t))), peak_basis_text(d, DType(t), c.tf32)});
   os << "## System information\n\n";
@@ -108,7 +108,7 @@ void write_details(const RunResults& r, std::ostream& os) {
     std::vector<std::string> row = {p.op, shape_str(p.shape), dtype_name(p.dtype), size_class_name(p.size_class),
                                     time_cell(p.find(ImplKind::torch)), time_cell(fw), vendor_cell(vendor),
                                     fmt_speedup(m.speedup)};
-    if (p.category == Category::matmul) {
+    if (p.category == Category{"matmul"}) {
       std::optional<double> pct_vendor;
       if (vendor && vendor->status == Status::ok && vendor->time_ms() > 0 && m.timed())
         pct_vendor = 100 * vendor->time_ms() / m.time_ms;
@@ -118,7 +118,7 @@ void write_details(const RunResults& r, std::ostream& os) {
       row.insert(row.end(), {fmt_gbps(m.throughput_gbps), fmt_pct(m.gpu_efficiency), fmt_pct(m.copy_efficiency)});
     }
     row.insert(row.end(), {grade_cell(m), err_cell(p), status_cell(p)});
-    (p.category == Category::matmul ? matmul : plain).push_back(std::move(row));
+    (p.category == Category{"matmul"} ? matmul : plain).push_back(std::move(row));
   }
   os << "## Detailed results\n\n"
      << "Times are medians in ms; ⚠ marks a timing whose spread failed the reliability test. "

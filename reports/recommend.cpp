@@ -74,11 +74,11 @@ Recommendation failed(const std::vector<Row>& rows) {
 }
 
 Recommendation slower_than_torch(const std::vector<Row>& rows) {
-  std::map<int, std::vector<const Row*>> by_category;
+  std::map<Category, std::vector<const Row*>> by_category;
   int n = 0;
   for (const auto& r : rows)
     if (r.status == Status::ok && r.fw.speedup && *r.fw.speedup < kSlowSpeedup)
-      by_category[int(r.p->category)].push_back(&r), ++n;
+      by_category[r.p->category].push_back(&r), ++n;
   Recommendation rec{fmt::format("Slower than {:.2f}x LibTorch", kSlowSpeedup),
                      fmt::format("{} correct problem(s) run below {:.2f}x LibTorch's speed, the project's floor. "
                                  "Grouped by category, slowest first:", n, kSlowSpeedup),
@@ -86,7 +86,7 @@ Recommendation slower_than_torch(const std::vector<Row>& rows) {
   for (auto& [cat, list] : by_category) {
     std::stable_sort(list.begin(), list.end(),
                      [](const Row* a, const Row* b) { return *a->fw.speedup < *b->fw.speedup; });
-    std::string item = fmt::format("{}:", category_name(Category(cat)));
+    std::string item = fmt::format("{}:", category_name(cat));
     for (std::size_t i = 0; i < list.size(); ++i)
       item += fmt::format("{} {} {} ({} ms vs LibTorch {} ms)", i ? ";" : "", problem_label(*list[i]->p),
                           fmt_speedup(*list[i]->fw.speedup), fmt_ms(list[i]->fw.time_ms),
@@ -157,7 +157,7 @@ Recommendation low_bandwidth(const RunResults& results, const std::vector<Row>& 
       continue;
     // Compute-bound rows (by the roofline; matmul when the peak is unknown) are judged by TFLOP/s instead.
     const std::string bound = bound_name(results.context, p);
-    if (bound == "compute-bound" || (bound == "n/a" && p.category == Category::matmul)) continue;
+    if (bound == "compute-bound" || (bound == "n/a" && p.category == Category{"matmul"})) continue;
     if (!r.fw.copy_efficiency || *r.fw.copy_efficiency >= kLowBandwidthCopyPct) continue;
     std::string item = fmt::format("{} ({}): {} GB/s = {} of measured copy", problem_label(p),
                                    size_class_name(p.size_class), fmt_gbps(r.fw.throughput_gbps),

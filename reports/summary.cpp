@@ -49,13 +49,16 @@ struct SizeAcc {
 Summary summarize(const RunResults& results) {
   Summary s;
   SpeedupSet all;
-  std::map<int, CategoryAcc> cats;  // keyed by enum value: Category order
+  // Categories in the order the run first meets them (problems come in registry order).
+  std::vector<Category> cat_order;
+  std::map<Category, CategoryAcc> cats;
   std::map<int, SizeAcc> sizes;
   std::vector<RankedRow> ranked;
 
   for (const auto& p : results.problems) {
     const Status status = problem_status(p);
-    auto& cat = cats[int(p.category)];
+    if (!cats.count(p.category)) cat_order.push_back(p.category);
+    auto& cat = cats[p.category];
     cat.stats.category = p.category;
     auto& size = sizes[int(p.size_class)];
     size.stats.size_class = p.size_class;
@@ -86,7 +89,8 @@ Summary summarize(const RunResults& results) {
   }
 
   s.geomean_speedup = all.geomean();
-  for (auto& [key, acc] : cats) {
+  for (const Category& c : cat_order) {
+    CategoryAcc& acc = cats[c];
     acc.stats.geomean = acc.speedups.geomean();
     acc.stats.min_speedup = acc.speedups.lo();
     acc.stats.max_speedup = acc.speedups.hi();

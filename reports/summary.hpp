@@ -18,14 +18,14 @@ using GradeCounts = std::array<int, 5>;
 // One problem the framework computed correctly and that both it and LibTorch timed.
 struct RankedRow {
   std::string op, shape, dtype;
-  Category category = Category::element;
+  Category category;
   SizeClass size_class = SizeClass::custom;
   double speedup = 0, framework_ms = 0, torch_ms = 0;
   Grade grade = Grade::critical;
 };
 
 struct CategoryStats {
-  Category category = Category::element;
+  Category category;
   int problems = 0, compared = 0, incorrect = 0, failed = 0;  // failed includes not_supported
   std::optional<double> geomean, min_speedup, max_speedup;    // over the compared problems
   GradeCounts grades{};

@@ -6,9 +6,22 @@
 
 namespace opbench {
 
-enum class Category { element, activation, reduction, norm, loss, matmul, layout };
-const char* category_name(Category c);
-const std::vector<Category>& all_categories();
+// A category of ops ("element", "matmul", ...): a name. Categories are data, not a list in the code:
+// bench/<category>.cpp registers one (OPBENCH_REGISTER_CATEGORY, include/opbench/registry.hpp) and the
+// CLI, the registry and the reports take the list from what is registered.
+class Category {
+ public:
+  Category() = default;
+  explicit Category(std::string name) : name_(std::move(name)) {}
+  const std::string& name() const { return name_; }
+  bool operator==(const Category& o) const { return name_ == o.name_; }
+  bool operator!=(const Category& o) const { return name_ != o.name_; }
+  bool operator<(const Category& o) const { return name_ < o.name_; }
+
+ private:
+  std::string name_;
+};
+inline const char* category_name(const Category& c) { return c.name().c_str(); }
 
 enum class ImplKind { framework, torch, cudnn, cublas };
 const char* impl_name(ImplKind k);

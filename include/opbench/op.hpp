@@ -86,7 +86,10 @@ struct Impl {
 
 struct OpDef {
   std::string name;
-  Category category = Category::element;
+  Category category;
+  // Other names that select this op with --category (e.g. "broadcast" on add_bcast_row): a tag names a
+  // group of ops across or inside categories, so shared code never tests op names.
+  std::vector<std::string> tags;
   std::string description;
   std::vector<DType> dtypes = {DType::f32, DType::f16, DType::bf16};
 

@@ -1,5 +1,6 @@
 // The registry of every op bench_ops knows, and the filters the CLI applies to it.
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -8,6 +9,32 @@
 
 namespace opbench {
 
+class Registry;
+
+// A category as bench/<category>.cpp declares it: its name, where it sorts in listings and reports, the
+// other names users type for it (the Genesis scripts' "matrix" for matmul, ...), and the function that
+// adds its ops. One OPBENCH_REGISTER_CATEGORY in that file is all a new category needs.
+struct CategoryDef {
+  Category category;
+  int order = 0;                       // listings and the CLI sort by it
+  std::string description;
+  std::vector<std::string> aliases;
+  std::function<void(Registry&)> register_ops;
+};
+
+// Every category registered so far, sorted by order (registration happens at static initialization).
+const std::vector<CategoryDef>& category_defs();
+// Adds a category; throws std::logic_error on a name or alias taken twice. Returns true (for the macro).
+bool register_category(CategoryDef def);
+
+#define OPBENCH_CATEGORY_CAT2(a, b) a##b
+#define OPBENCH_CATEGORY_CAT(a, b) OPBENCH_CATEGORY_CAT2(a, b)
+// At namespace scope in bench/<category>.cpp: OPBENCH_REGISTER_CATEGORY({Category{"element"}, 10, "...",
+// {aliases}, register_element});
+#define OPBENCH_REGISTER_CATEGORY(...)                                                              \
+  static const bool OPBENCH_CATEGORY_CAT(opbench_category_registered_, __LINE__) =               \
+      ::opbench::register_category(::opbench::CategoryDef __VA_ARGS__)
+
 class Registry {
  public:
   // Adds an op; throws if the name is taken or the definition is incomplete.
@@ -15,6 +42,9 @@ class Registry {
   const std::vector<OpDef>& ops() const { return ops_; }
   const OpDef* find(const std::string& name) const;
   std::vector<std::string> names() const;
+  // The categories that have ops here, in CategoryDef order, and the tags ops carry.
+  std::vector<Category> categories() const;
+  std::vector<std::string> tags() const;
 
  private:
   std::vector<OpDef> ops_;
@@ -23,13 +53,14 @@ class Registry {
 // Every op of every category (bench/ registers them).
 const Registry& global_registry();
 
-// A category name as users type it, with the Genesis aliases (matrix, shape, tensor, memory, broadcast).
-// `broadcast` selects the element ops whose name starts with add_bcast.
+// What a --category word selects: "all", a category's name or alias, or a tag (the ops carrying it).
 struct CategorySelection {
-  std::vector<Category> categories;
-  bool broadcast_only = false;
+  std::vector<Category> categories;  // every op of these
+  std::string tag;                   // or, when set, the ops with this tag
 };
-std::optional<CategorySelection> parse_category(const std::string& s);  // "all" selects every category
+std::optional<CategorySelection> parse_category(const Registry& reg, const std::string& s);
+// Every word parse_category accepts, for help and error messages.
+std::vector<std::string> category_words(const Registry& reg);
 
 struct Problem {
   const OpDef* op = nullptr;

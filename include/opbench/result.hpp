@@ -90,7 +90,7 @@ struct ImplResult {
 
 struct ProblemResult {
   std::string op;
-  Category category = Category::element;
+  Category category;
   Shape shape;
   SizeClass size_class = SizeClass::custom;
   DType dtype = DType::f32;

@@ -18,13 +18,6 @@ std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
   return s;
 }
 
-std::vector<std::string> category_choices() {
-  std::vector<std::string> v = {"all"};
-  for (Category c : all_categories()) v.push_back(category_name(c));
-  for (const char* alias : {"matrix", "shape", "tensor", "memory", "broadcast"}) v.push_back(alias);
-  return v;
-}
-
 std::vector<std::string> size_choices() {
   std::vector<std::string> v;
   for (SizeClass c : all_size_classes()) v.push_back(size_class_name(c));
@@ -74,7 +67,7 @@ ParseOutcome parse_options(int argc, char** argv, const Registry& reg, Options& 
   app.footer(kExamples);
   std::vector<std::string> categories, ops, sizes, shapes, dtypes, formats;
   bool fast = false, no_outlier_filter = false;
-  app.add_option("--category,-c", categories, "Categories to run: " + join(category_choices()))->delimiter(',');
+  app.add_option("--category,-c", categories, "Categories to run: " + join(category_words(reg)))->delimiter(',');
   app.add_option("--op,-o", ops, "Ops to run (comma-separated; see --list-ops)")->delimiter(',');
   app.add_option("--size,-s", sizes, "Size classes: " + join(size_choices()) + " (default all)")->delimiter(',');
   app.add_option("--shape", shapes, "Run these shapes instead of the size classes, e.g. 1023x1025 (repeatable)");
@@ -110,8 +103,8 @@ ParseOutcome parse_options(int argc, char** argv, const Registry& reg, Options& 
   }
 
   for (const std::string& c : categories) {
-    auto sel = parse_category(c);
-    if (!sel) return usage_error(fmt::format("unknown category '{}'; valid: {}", c, join(category_choices())));
+    auto sel = parse_category(reg, c);
+    if (!sel) return usage_error(fmt::format("unknown category '{}'; valid: {}", c, join(category_words(reg))));
     opt.filter.categories.push_back(*sel);
   }
   for (const std::string& o : ops) {
@@ -169,24 +162,35 @@ ParseOutcome parse_options(int argc, char** argv, const Registry& reg, Options& 
 }
 
 void print_ops(const Registry& reg) {
-  for (Category c : all_categories()) {
+  for (const Category& c : reg.categories()) {
     for (const OpDef& op : reg.ops()) {
       if (op.category != c) continue;
       std::string vendors;
       for (const Impl& i : op.impls)
-        if (i.kind == ImplKind::cudnn || i.kind == ImplKind::cublas) vendors += std::string(" +") + impl_name(i.kind);
+        if (is_vendor(i.kind)) vendors += std::string(" +") + impl_name(i.kind);
       fmt::print("{:<11} {:<16} {}{}\n", category_name(c), op.name, op.description, vendors);
     }
   }
 }
 
 void print_categories(const Registry& reg) {
-  for (Category c : all_categories()) {
+  for (const Category& c : reg.categories()) {
     int n = 0;
     for (const OpDef& op : reg.ops()) n += op.category == c;
-    fmt::print("{:<11} {} ops\n", category_name(c), n);
+    std::string line = fmt::format("{:<11} {:>2} ops", category_name(c), n);
+    for (const CategoryDef& d : category_defs())
+      if (d.category == c) {
+        line += "  " + d.description;
+        if (!d.aliases.empty()) line += " (also: " + join(d.aliases) + ")";
+      }
+    fmt::print("{}\n", line);
   }
-  fmt::print("aliases: matrix -> matmul; shape, tensor, memory -> layout; broadcast -> add_bcast_row, add_bcast_col\n");
+  for (const std::string& t : reg.tags()) {
+    std::vector<std::string> ops;
+    for (const OpDef& op : reg.ops())
+      if (std::find(op.tags.begin(), op.tags.end(), t) != op.tags.end()) ops.push_back(op.name);
+    fmt::print("{:<11} tag: {}\n", t, join(ops));
+  }
 }
 
 void print_sizes() {

@@ -7,6 +7,7 @@ namespace opbench {
 
 OpDef& Registry::add(OpDef op) {
   if (op.name.empty()) throw std::logic_error("op without a name");
+  if (op.category.name().empty()) throw std::logic_error("op '" + op.name + "' has no category");
   if (find(op.name)) throw std::logic_error("op '" + op.name + "' registered twice");
   if (!op.io || !op.bytes || !op.flops || !op.tolerance || !op.shapes || op.impls.empty() ||
       !op.impls[0].prepare)
@@ -27,17 +28,72 @@ std::vector<std::string> Registry::names() const {
   return v;
 }
 
-std::optional<CategorySelection> parse_category(const std::string& s) {
-  if (s == "all") return CategorySelection{all_categories(), false};
-  for (Category c : all_categories())
-    if (s == category_name(c)) return CategorySelection{{c}, false};
-  // Names users of the Genesis scripts know.
-  if (s == "matrix") return CategorySelection{{Category::matmul}, false};
-  if (s == "shape" || s == "tensor" || s == "memory") return CategorySelection{{Category::layout}, false};
-  if (s == "broadcast") return CategorySelection{{Category::element}, true};
-  if (s == "normalization") return CategorySelection{{Category::norm}, false};
-  if (s == "activations") return CategorySelection{{Category::activation}, false};
+namespace {
+std::vector<CategoryDef>& category_table() {
+  static std::vector<CategoryDef> t;
+  return t;
+}
+const CategoryDef* category_def(const Category& c) {
+  for (const CategoryDef& d : category_table())
+    if (d.category == c) return &d;
+  return nullptr;
+}
+}  // namespace
+
+const std::vector<CategoryDef>& category_defs() { return category_table(); }
+
+bool register_category(CategoryDef def) {
+  auto& t = category_table();
+  for (const CategoryDef& d : t) {
+    std::vector<std::string> words = d.aliases;
+    words.push_back(d.category.name());
+    for (const std::string& w : words)
+      if (w == def.category.name() || std::find(def.aliases.begin(), def.aliases.end(), w) != def.aliases.end())
+        throw std::logic_error("category name or alias '" + w + "' registered twice");
+  }
+  t.push_back(std::move(def));
+  std::stable_sort(t.begin(), t.end(), [](const CategoryDef& a, const CategoryDef& b) { return a.order < b.order; });
+  return true;
+}
+
+std::vector<Category> Registry::categories() const {
+  std::vector<Category> v;
+  for (const CategoryDef& d : category_defs())
+    if (std::any_of(ops_.begin(), ops_.end(), [&](const OpDef& op) { return op.category == d.category; }))
+      v.push_back(d.category);
+  for (const OpDef& op : ops_)  // ops of a category nobody declared still list (after the declared ones)
+    if (std::find(v.begin(), v.end(), op.category) == v.end()) v.push_back(op.category);
+  return v;
+}
+
+std::vector<std::string> Registry::tags() const {
+  std::vector<std::string> v;
+  for (const OpDef& op : ops_)
+    for (const std::string& t : op.tags)
+      if (std::find(v.begin(), v.end(), t) == v.end()) v.push_back(t);
+  return v;
+}
+
+std::optional<CategorySelection> parse_category(const Registry& reg, const std::string& s) {
+  const std::vector<Category> cats = reg.categories();
+  if (s == "all") return CategorySelection{cats, ""};
+  for (const Category& c : cats) {
+    if (s == c.name()) return CategorySelection{{c}, ""};
+    if (const CategoryDef* d = category_def(c))
+      if (std::find(d->aliases.begin(), d->aliases.end(), s) != d->aliases.end()) return CategorySelection{{c}, ""};
+  }
+  for (const std::string& t : reg.tags())
+    if (s == t) return CategorySelection{{}, t};
   return std::nullopt;
+}
+
+std::vector<std::string> category_words(const Registry& reg) {
+  std::vector<std::string> v = {"all"};
+  for (const Category& c : reg.categories()) v.push_back(c.name());
+  for (const Category& c : reg.categories())
+    if (const CategoryDef* d = category_def(c)) v.insert(v.end(), d->aliases.begin(), d->aliases.end());
+  for (const std::string& t : reg.tags()) v.push_back(t);
+  return v;
 }
 
 std::string Problem::id() const {
@@ -48,9 +104,8 @@ std::string Problem::id() const {
 static bool selected_by_category(const OpDef& op, const std::vector<CategorySelection>& sel) {
   if (sel.empty()) return true;
   for (const CategorySelection& c : sel) {
-    if (std::find(c.categories.begin(), c.categories.end(), op.category) == c.categories.end()) continue;
-    if (c.broadcast_only && op.name.rfind("add_bcast", 0) != 0) continue;
-    return true;
+    if (!c.tag.empty() && std::find(op.tags.begin(), op.tags.end(), c.tag) != op.tags.end()) return true;
+    if (std::find(c.categories.begin(), c.categories.end(), op.category) != c.categories.end()) return true;
   }
   return false;
 }

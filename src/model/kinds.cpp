@@ -3,26 +3,6 @@
 
 namespace opbench {
 
-const char* category_name(Category c) {
-  switch (c) {
-    case Category::element: return "element";
-    case Category::activation: return "activation";
-    case Category::reduction: return "reduction";
-    case Category::norm: return "norm";
-    case Category::loss: return "loss";
-    case Category::matmul: return "matmul";
-    case Category::layout: return "layout";
-  }
-  return "?";
-}
-
-const std::vector<Category>& all_categories() {
-  static const std::vector<Category> v = {Category::element, Category::activation, Category::reduction,
-                                          Category::norm,    Category::loss,       Category::matmul,
-                                          Category::layout};
-  return v;
-}
-
 const char* impl_name(ImplKind k) {
   switch (k) {
     case ImplKind::framework: return "framework";

@@ -180,10 +180,12 @@ Prepared prepare_linear(const Bindings& bd) {
 
 }  // namespace
 
-void register_cublas_matmul(VendorRegistry& r) {
+static void register_cublas_matmul(VendorRegistry& r) {
   r.add("matmul", prepare_matmul);
   r.add("bmm", prepare_bmm);
   r.add("linear", prepare_linear);
 }
+
+OPBENCH_REGISTER_VENDOR(cublas, register_cublas_matmul);
 
 }  // namespace opbench::reference

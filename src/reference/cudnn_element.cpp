@@ -74,7 +74,7 @@ Prepare activation(cudnnActivationMode_t mode) {
 
 }  // namespace
 
-void register_cudnn_element(VendorRegistry& r) {
+static void register_cudnn_element(VendorRegistry& r) {
   r.add("add", op_tensor(CUDNN_OP_TENSOR_ADD));
   r.add("mul", op_tensor(CUDNN_OP_TENSOR_MUL));
   r.add("maximum", op_tensor(CUDNN_OP_TENSOR_MAX));
@@ -82,11 +82,14 @@ void register_cudnn_element(VendorRegistry& r) {
   r.add("add_bcast_col", op_tensor(CUDNN_OP_TENSOR_ADD));
 }
 
-void register_cudnn_activation(VendorRegistry& r) {
+static void register_cudnn_activation(VendorRegistry& r) {
   r.add("relu", activation(CUDNN_ACTIVATION_RELU));
   r.add("sigmoid", activation(CUDNN_ACTIVATION_SIGMOID));
   r.add("tanh", activation(CUDNN_ACTIVATION_TANH));
   r.add("silu", activation(CUDNN_ACTIVATION_SWISH));
 }
+
+OPBENCH_REGISTER_VENDOR(cudnn, register_cudnn_element);
+OPBENCH_REGISTER_VENDOR(cudnn, register_cudnn_activation);
 
 }  // namespace opbench::reference

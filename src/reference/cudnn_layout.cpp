@@ -64,10 +64,12 @@ Prepared permute_0213(const Bindings& b) {
 
 }  // namespace
 
-void register_cudnn_layout(VendorRegistry& r) {
+static void register_cudnn_layout(VendorRegistry& r) {
   r.add("copy", copy);
   r.add("transpose", transpose);
   r.add("permute_0213", permute_0213);
 }
+
+OPBENCH_REGISTER_VENDOR(cudnn, register_cudnn_layout);
 
 }  // namespace opbench::reference

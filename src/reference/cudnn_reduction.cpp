@@ -122,7 +122,7 @@ Prepare softmax(cudnnSoftmaxAlgorithm_t algo) {
 
 }  // namespace
 
-void register_cudnn_reduction(VendorRegistry& r) {
+static void register_cudnn_reduction(VendorRegistry& r) {
   const std::pair<const char*, cudnnReduceTensorOp_t> kinds[] = {{"sum", CUDNN_REDUCE_TENSOR_ADD},
                                                                   {"mean", CUDNN_REDUCE_TENSOR_AVG},
                                                                   {"max", CUDNN_REDUCE_TENSOR_MAX},
@@ -135,5 +135,7 @@ void register_cudnn_reduction(VendorRegistry& r) {
   r.add("softmax", softmax(CUDNN_SOFTMAX_ACCURATE));
   r.add("log_softmax", softmax(CUDNN_SOFTMAX_LOG));
 }
+
+OPBENCH_REGISTER_VENDOR(cudnn, register_cudnn_reduction);
 
 }  // namespace opbench::reference

@@ -5,7 +5,7 @@
 namespace opbench::reference {
 
 
-void register_torch_element(TorchRegistry& r) {
+static void register_torch_element(TorchRegistry& r) {
   r.add("add", [](const TorchArgs& a) { return std::vector<at::Tensor>{at::add_out(a.out[0], a.in[0], a.in[1])}; });
   r.add("sub", [](const TorchArgs& a) { return std::vector<at::Tensor>{at::sub_out(a.out[0], a.in[0], a.in[1])}; });
   r.add("mul", [](const TorchArgs& a) { return std::vector<at::Tensor>{at::mul_out(a.out[0], a.in[0], a.in[1])}; });
@@ -46,7 +46,7 @@ void register_torch_element(TorchRegistry& r) {
   r.add("cos", [](const TorchArgs& a) { return std::vector<at::Tensor>{at::cos_out(a.out[0], a.in[0])}; });
 }
 
-void register_torch_activation(TorchRegistry& r) {
+static void register_torch_activation(TorchRegistry& r) {
   r.add("relu", [](const TorchArgs& a) { return std::vector<at::Tensor>{at::relu(a.in[0])}; });
   r.add("leaky_relu", [](const TorchArgs& a) {
     return std::vector<at::Tensor>{at::leaky_relu_out(a.out[0], a.in[0], at::Scalar(a.params.get("scalar")))};
@@ -61,5 +61,8 @@ void register_torch_activation(TorchRegistry& r) {
     return std::vector<at::Tensor>{at::softplus_out(a.out[0], a.in[0], at::Scalar(1.0), at::Scalar(20.0))};
   });
 }
+
+OPBENCH_REGISTER_TORCH(register_torch_element);
+OPBENCH_REGISTER_TORCH(register_torch_activation);
 
 }  // namespace opbench::reference

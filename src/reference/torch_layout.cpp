@@ -27,7 +27,7 @@ std::vector<at::Tensor> cat(const TorchArgs& a, int64_t dim) {
 
 }  // namespace
 
-void register_torch_layout(TorchRegistry& r) {
+static void register_torch_layout(TorchRegistry& r) {
   r.add("copy", [](const TorchArgs& a) { return one(a.in[0].clone()); });
   r.add("transpose", [](const TorchArgs& a) { return one(materialize(a.in[0].transpose(-1, -2))); });
   r.add("permute_0213", [](const TorchArgs& a) { return one(materialize(a.in[0].permute({0, 2, 1, 3}))); });
@@ -45,5 +45,7 @@ void register_torch_layout(TorchRegistry& r) {
     return one(materialize(a.in[0].expand(size)));
   });
 }
+
+OPBENCH_REGISTER_TORCH(register_torch_layout);
 
 }  // namespace opbench::reference

@@ -11,7 +11,7 @@
 
 namespace opbench::reference {
 
-void register_torch_loss(TorchRegistry& r) {
+static void register_torch_loss(TorchRegistry& r) {
   r.add("mse_loss", [](const TorchArgs& a) {
     return std::vector<at::Tensor>{at::mse_loss(a.in[0], a.in[1]).reshape({1})};
   });
@@ -21,5 +21,7 @@ void register_torch_loss(TorchRegistry& r) {
     return std::vector<at::Tensor>{at::cross_entropy_loss(logits, a.in[1].reshape({-1})).reshape({1})};
   });
 }
+
+OPBENCH_REGISTER_TORCH(register_torch_loss);
 
 }  // namespace opbench::reference

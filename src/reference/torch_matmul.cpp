@@ -16,7 +16,7 @@ void apply_tf32(const RunSettings& s) { at::globalContext().setAllowTF32CuBLAS(s
 
 }  // namespace
 
-void register_torch_matmul(TorchRegistry& r) {
+static void register_torch_matmul(TorchRegistry& r) {
   r.add("matmul", [](const TorchArgs& a) {
     apply_tf32(a.settings);
     at::Tensor out = a.out[0];
@@ -36,5 +36,7 @@ void register_torch_matmul(TorchRegistry& r) {
     return a.out;
   });
 }
+
+OPBENCH_REGISTER_TORCH(register_torch_matmul);
 
 }  // namespace opbench::reference

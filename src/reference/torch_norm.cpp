@@ -20,7 +20,7 @@
 
 namespace opbench::reference {
 
-void register_torch_norm(TorchRegistry& r) {
+static void register_torch_norm(TorchRegistry& r) {
   r.add("layer_norm", [](const TorchArgs& a) {
     const at::Tensor& x = a.in[0];
     const std::vector<int64_t> normalized{x.size(-1)};
@@ -44,5 +44,7 @@ void register_torch_norm(TorchRegistry& r) {
 #endif
   });
 }
+
+OPBENCH_REGISTER_TORCH(register_torch_norm);
 
 }  // namespace opbench::reference

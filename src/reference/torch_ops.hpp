@@ -1,6 +1,6 @@
 // Internal to src/reference: how LibTorch references are written and registered. Each category's file
-// (torch_element.cpp, torch_reduction.cpp, ...) defines `void register_torch_<category>(TorchRegistry&)`;
-// torch_reference.cpp calls them all once.
+// (torch_element.cpp, torch_reduction.cpp, ...) defines a function adding its references and registers it
+// with OPBENCH_REGISTER_TORCH(fn); torch_registry() calls every registered one once.
 //
 // A reference takes the inputs and the harness's output tensors. It should use an out= variant when
 // LibTorch has one and return `a.out`; otherwise it returns the tensors LibTorch allocated, and the
@@ -44,12 +44,8 @@ at::ScalarType to_scalar_type(DType t);
 // A tensor over harness memory (CUDA), no copy.
 at::Tensor wrap(const TensorView& v);
 
-void register_torch_element(TorchRegistry& r);
-void register_torch_activation(TorchRegistry& r);
-void register_torch_reduction(TorchRegistry& r);
-void register_torch_norm(TorchRegistry& r);
-void register_torch_loss(TorchRegistry& r);
-void register_torch_layout(TorchRegistry& r);
-void register_torch_matmul(TorchRegistry& r);
+// Adds a group of references (at static initialization); returns true for the macro.
+bool add_torch_group(void (*fn)(TorchRegistry&));
+#define OPBENCH_REGISTER_TORCH(fn) static const bool fn##_registered = ::opbench::reference::add_torch_group(fn)
 
 }  // namespace opbench::reference

@@ -62,7 +62,7 @@ void add_reductions(TorchRegistry& r, Where w) {
 
 }  // namespace
 
-void register_torch_reduction(TorchRegistry& r) {
+static void register_torch_reduction(TorchRegistry& r) {
   add_reductions(r, Where::last);
   add_reductions(r, Where::first);
   add_reductions(r, Where::all);
@@ -81,5 +81,7 @@ void register_torch_reduction(TorchRegistry& r) {
     return a.out;
   });
 }
+
+OPBENCH_REGISTER_TORCH(register_torch_reduction);
 
 }  // namespace opbench::reference

@@ -34,16 +34,20 @@ std::vector<std::string> TorchRegistry::names() const {
   return v;
 }
 
+static std::vector<void (*)(TorchRegistry&)>& torch_groups() {
+  static std::vector<void (*)(TorchRegistry&)> g;
+  return g;
+}
+
+bool add_torch_group(void (*fn)(TorchRegistry&)) {
+  torch_groups().push_back(fn);
+  return true;
+}
+
 const TorchRegistry& torch_registry() {
   static const TorchRegistry reg = [] {
     TorchRegistry r;
-    register_torch_element(r);
-    register_torch_activation(r);
-    register_torch_reduction(r);
-    register_torch_norm(r);
-    register_torch_loss(r);
-    register_torch_layout(r);
-    register_torch_matmul(r);
+    for (auto fn : torch_groups()) fn(r);
     return r;
   }();
   return reg;

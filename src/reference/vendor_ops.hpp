@@ -23,11 +23,10 @@ class VendorRegistry {
 const VendorRegistry& cudnn_registry();
 const VendorRegistry& cublas_registry();
 
-// Per category, in cudnn_<category>.cpp / cublas_<category>.cpp; the unused ones are empty.
-void register_cudnn_element(VendorRegistry& r);
-void register_cudnn_activation(VendorRegistry& r);
-void register_cudnn_reduction(VendorRegistry& r);
-void register_cudnn_layout(VendorRegistry& r);
-void register_cublas_matmul(VendorRegistry& r);
+// Per category, in cudnn_<category>.cpp / cublas_<category>.cpp: a function adding that file's
+// implementations, registered with OPBENCH_REGISTER_VENDOR(cudnn|cublas, fn).
+bool add_vendor_group(ImplKind library, void (*fn)(VendorRegistry&));
+#define OPBENCH_REGISTER_VENDOR(library, fn) \
+  static const bool fn##_registered = ::opbench::reference::add_vendor_group(::opbench::ImplKind::library, fn)
 
 }  // namespace opbench::reference

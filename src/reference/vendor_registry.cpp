@@ -1,29 +1,40 @@
 // The vendor registries and the Impl lookups the op registry uses.
 #include <cublas_v2.h>
 
+#include <utility>
+#include <vector>
+
 #include "src/reference/reference.hpp"
 #include "src/reference/vendor_ops.hpp"
 
 namespace opbench::reference {
 
+namespace {
+std::vector<std::pair<ImplKind, void (*)(VendorRegistry&)>>& vendor_groups() {
+  static std::vector<std::pair<ImplKind, void (*)(VendorRegistry&)>> g;
+  return g;
+}
+
+VendorRegistry build(ImplKind library) {
+  VendorRegistry r;
+  for (const auto& [k, fn] : vendor_groups())
+    if (k == library) fn(r);
+  return r;
+}
+}  // namespace
+
+bool add_vendor_group(ImplKind library, void (*fn)(VendorRegistry&)) {
+  vendor_groups().emplace_back(library, fn);
+  return true;
+}
+
 const VendorRegistry& cudnn_registry() {
-  static const VendorRegistry reg = [] {
-    VendorRegistry r;
-    register_cudnn_element(r);
-    register_cudnn_activation(r);
-    register_cudnn_reduction(r);
-    register_cudnn_layout(r);
-    return r;
-  }();
+  static const VendorRegistry reg = build(ImplKind::cudnn);
   return reg;
 }
 
 const VendorRegistry& cublas_registry() {
-  static const VendorRegistry reg = [] {
-    VendorRegistry r;
-    register_cublas_matmul(r);
-    return r;
-  }();
+  static const VendorRegistry reg = build(ImplKind::cublas);
   return reg;
 }
 

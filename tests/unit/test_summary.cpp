@@ -69,7 +69,7 @@ TEST(ResultMembers, TimeIdFind) {
   EXPECT_EQ(r.time_ms(), 0.5);  // real only: the headline is real
   r.pure = stats(0.25);
   EXPECT_EQ(r.time_ms(), 0.25);  // pure wins when measured
-  ProblemResult p = problem("add", Category::element, SizeClass::large, 1, 1, 1e6, {4096, 4096}, DType::f16);
+  ProblemResult p = problem("add", Category{"element"}, SizeClass::large, 1, 1, 1e6, {4096, 4096}, DType::f16);
   EXPECT_EQ(p.id(), "element/add/fp16/4096x4096");
   EXPECT_EQ(p.find(ImplKind::torch), &p.impls[1]);
   EXPECT_EQ(p.find(ImplKind::cublas), nullptr);
@@ -81,7 +81,7 @@ TEST(ResultMembers, TimeIdFind) {
 
 TEST(Metrics, MemoryFigures) {
   // 1e9 bytes in 1 ms = 1000 GB/s = 25% of 4000 theoretical, 50% of 2000 measured copy.
-  ProblemResult p = problem("add", Category::element, SizeClass::large, 1.5, 1.0, 1e9);
+  ProblemResult p = problem("add", Category{"element"}, SizeClass::large, 1.5, 1.0, 1e9);
   RunContext c;
   c.device = h100();
   const Metrics m = compute_metrics(c, p, p.impls[0]);
@@ -99,7 +99,7 @@ TEST(Metrics, MemoryFigures) {
 }
 
 TEST(Metrics, UntimedFiguresAreAbsent) {
-  ProblemResult p = problem("add", Category::element, SizeClass::large, 1.0, 1.0);
+  ProblemResult p = problem("add", Category{"element"}, SizeClass::large, 1.0, 1.0);
   p.impls[1].status = Status::failed;
   p.impls[1].pure.reset();
   RunContext c;
@@ -129,7 +129,7 @@ TEST(Metrics, PeakAndRoofline) {
   RunContext c;
   c.device = d;
   // Ridge = 1070.5e12 / 4000e9 = 267.6 FLOP/B.
-  ProblemResult mm = problem("matmul", Category::matmul, SizeClass::large, 1, 1, 1e8, {4096, 4096}, DType::f16);
+  ProblemResult mm = problem("matmul", Category{"matmul"}, SizeClass::large, 1, 1, 1e8, {4096, 4096}, DType::f16);
   mm.flops = 1e8 * 300;
   EXPECT_STREQ(bound_name(c, mm), "compute-bound");
   mm.flops = 1e8 * 200;
@@ -146,17 +146,17 @@ TEST(Metrics, PeakAndRoofline) {
 }
 
 TEST(Summary, CountsAndGeomean) {
-  ProblemResult incorrect = problem("gelu", Category::activation, SizeClass::medium, 1, 0.1);
+  ProblemResult incorrect = problem("gelu", Category{"activation"}, SizeClass::medium, 1, 0.1);
   incorrect.impls[0].status = Status::incorrect;
   incorrect.impls[0].verify.correct = false;
-  ProblemResult failed = problem("sum", Category::reduction, SizeClass::medium, 1, 1);
+  ProblemResult failed = problem("sum", Category{"reduction"}, SizeClass::medium, 1, 1);
   failed.impls[0] = ImplResult{ImplKind::framework, Status::failed, "launch failed", {}, {}, {}, 0};
   ProblemResult unsupported = failed;
   unsupported.op = "mean";
   unsupported.impls[0].status = Status::not_supported;
-  const Summary s = summarize(run({problem("add", Category::element, SizeClass::large, 2.0, 1.0),
-                                   problem("mul", Category::element, SizeClass::large, 1.0, 2.0),
-                                   problem("relu", Category::activation, SizeClass::small, 4.0, 1.0),
+  const Summary s = summarize(run({problem("add", Category{"element"}, SizeClass::large, 2.0, 1.0),
+                                   problem("mul", Category{"element"}, SizeClass::large, 1.0, 2.0),
+                                   problem("relu", Category{"activation"}, SizeClass::small, 4.0, 1.0),
                                    incorrect, failed, unsupported}));
   EXPECT_EQ(s.problems, 6);
   EXPECT_EQ(s.correct, 3);
@@ -174,7 +174,7 @@ TEST(Summary, CountsAndGeomean) {
 }
 
 TEST(Summary, VerificationFailureMakesAnOkRowIncorrect) {
-  ProblemResult p = problem("add", Category::element, SizeClass::large, 1, 1);
+  ProblemResult p = problem("add", Category{"element"}, SizeClass::large, 1, 1);
   p.impls[0].verify.correct = false;
   const Summary s = summarize(run({p}));
   EXPECT_EQ(s.incorrect, 1);
@@ -184,19 +184,19 @@ TEST(Summary, VerificationFailureMakesAnOkRowIncorrect) {
 
 TEST(Summary, CategoryAndSizeBreakdowns) {
   const Summary s = summarize(run({
-      problem("add", Category::element, SizeClass::large, 2.0, 1.0, 1e9),  // 1000 GB/s: 25% / 50%
-      problem("mul", Category::element, SizeClass::large, 1.0, 2.0, 1e9),  //  500 GB/s: 12.5% / 25%
-      problem("matmul", Category::matmul, SizeClass::small, 0.9, 1.0, 1e6),
+      problem("add", Category{"element"}, SizeClass::large, 2.0, 1.0, 1e9),  // 1000 GB/s: 25% / 50%
+      problem("mul", Category{"element"}, SizeClass::large, 1.0, 2.0, 1e9),  //  500 GB/s: 12.5% / 25%
+      problem("matmul", Category{"matmul"}, SizeClass::small, 0.9, 1.0, 1e6),
   }));
   ASSERT_EQ(s.categories.size(), 2u);
-  EXPECT_EQ(s.categories[0].category, Category::element);  // Category order, not run order
+  EXPECT_EQ(s.categories[0].category, Category{"element"});  // the order the run first meets them
   EXPECT_EQ(s.categories[0].problems, 2);
   EXPECT_NEAR(*s.categories[0].geomean, 1.0, 1e-12);
   EXPECT_DOUBLE_EQ(*s.categories[0].min_speedup, 0.5);
   EXPECT_DOUBLE_EQ(*s.categories[0].max_speedup, 2.0);
   EXPECT_EQ(s.categories[0].grades[int(Grade::excellent)], 1);
   EXPECT_EQ(s.categories[0].grades[int(Grade::fair)], 1);
-  EXPECT_EQ(s.categories[1].category, Category::matmul);
+  EXPECT_EQ(s.categories[1].category, Category{"matmul"});
   EXPECT_NEAR(*s.categories[1].geomean, 0.9, 1e-12);
 
   ASSERT_EQ(s.size_classes.size(), 2u);
@@ -212,7 +212,7 @@ TEST(Summary, CategoryAndSizeBreakdowns) {
 TEST(Summary, TopAndBottomFive) {
   std::vector<ProblemResult> ps;
   for (int i = 1; i <= 7; ++i)  // speedups 0.5, 1.0, ..., 3.5
-    ps.push_back(problem("op" + std::to_string(i), Category::element, SizeClass::medium, 0.5 * i, 1.0));
+    ps.push_back(problem("op" + std::to_string(i), Category{"element"}, SizeClass::medium, 0.5 * i, 1.0));
   const Summary s = summarize(run(ps));
   ASSERT_EQ(s.top.size(), 5u);
   ASSERT_EQ(s.bottom.size(), 5u);
@@ -226,30 +226,30 @@ TEST(Summary, TopAndBottomFive) {
 
 TEST(Recommendations, NoneForAHealthyRun) {
   // Fast, correct, reliable, at 90% of copy bandwidth on a large problem: nothing to recommend.
-  const Summary s = summarize(run({problem("add", Category::element, SizeClass::large, 1.0, 1.0, 1.8e9)}));
+  const Summary s = summarize(run({problem("add", Category{"element"}, SizeClass::large, 1.0, 1.0, 1.8e9)}));
   EXPECT_TRUE(s.recommendations.empty());
 }
 
 TEST(Recommendations, LaunchBoundOnlyWhenShortAndLowBandwidth) {
   // 0.005 ms, 1e6 bytes -> 200 GB/s = 10% of copy: launch-bound.
-  Summary s = summarize(run({problem("relu", Category::activation, SizeClass::small, 0.005, 0.005, 1e6)}));
+  Summary s = summarize(run({problem("relu", Category{"activation"}, SizeClass::small, 0.005, 0.005, 1e6)}));
   const Recommendation* r = find_rec(s, "Launch-bound");
   ASSERT_NE(r, nullptr);
   ASSERT_EQ(r->items.size(), 1u);
   EXPECT_NE(r->items[0].find("relu 1024x1024 fp32"), std::string::npos);
   EXPECT_NE(r->items[0].find("10.0% of measured copy"), std::string::npos);
   // As short but moving 1.6e8 bytes (> 20% of copy) or at 10 µs: not launch-bound.
-  s = summarize(run({problem("relu", Category::activation, SizeClass::small, 0.005, 0.005, 1.6e8)}));
+  s = summarize(run({problem("relu", Category{"activation"}, SizeClass::small, 0.005, 0.005, 1.6e8)}));
   EXPECT_EQ(find_rec(s, "Launch-bound"), nullptr);
-  s = summarize(run({problem("relu", Category::activation, SizeClass::small, 0.010, 0.010, 1e6)}));
+  s = summarize(run({problem("relu", Category{"activation"}, SizeClass::small, 0.010, 0.010, 1e6)}));
   EXPECT_EQ(find_rec(s, "Launch-bound"), nullptr);
 }
 
 TEST(Recommendations, LaunchBoundGroupsAnOpsProblems) {
-  ProblemResult a = problem("relu", Category::activation, SizeClass::small, 0.005, 0.004, 1e6);
-  ProblemResult b = problem("relu", Category::activation, SizeClass::small, 0.005, 0.006, 2e6);
+  ProblemResult a = problem("relu", Category{"activation"}, SizeClass::small, 0.005, 0.004, 1e6);
+  ProblemResult b = problem("relu", Category{"activation"}, SizeClass::small, 0.005, 0.006, 2e6);
   b.shape = {512, 512};
-  const ProblemResult c = problem("sigmoid", Category::activation, SizeClass::small, 0.005, 0.005, 1e6);
+  const ProblemResult c = problem("sigmoid", Category{"activation"}, SizeClass::small, 0.005, 0.005, 1e6);
   const Summary s = summarize(run({a, b, c}));
   const Recommendation* r = find_rec(s, "Launch-bound");
   ASSERT_NE(r, nullptr);
@@ -261,25 +261,25 @@ TEST(Recommendations, LaunchBoundGroupsAnOpsProblems) {
 
 TEST(Recommendations, LowBandwidthOnlyAtLargeSizesAndMemoryBound) {
   // 1e9 bytes in 1 ms = 50% of copy.
-  Summary s = summarize(run({problem("add", Category::element, SizeClass::very_large, 1.0, 1.0, 1e9)}));
+  Summary s = summarize(run({problem("add", Category{"element"}, SizeClass::very_large, 1.0, 1.0, 1e9)}));
   const Recommendation* r = find_rec(s, "Low bandwidth");
   ASSERT_NE(r, nullptr);
   EXPECT_NE(r->items[0].find("add 1024x1024 fp32 (very_large): 1000.0 GB/s = 50.0% of measured copy"),
             std::string::npos);
   EXPECT_NE(r->items[0].find("LibTorch 1000.0 GB/s"), std::string::npos);
-  s = summarize(run({problem("add", Category::element, SizeClass::medium, 1.0, 1.0, 1e9)}));
+  s = summarize(run({problem("add", Category{"element"}, SizeClass::medium, 1.0, 1.0, 1e9)}));
   EXPECT_EQ(find_rec(s, "Low bandwidth"), nullptr);
-  ProblemResult mm = problem("matmul", Category::matmul, SizeClass::large, 1.0, 1.0, 1e9, {4096, 4096}, DType::f16);
+  ProblemResult mm = problem("matmul", Category{"matmul"}, SizeClass::large, 1.0, 1.0, 1e9, {4096, 4096}, DType::f16);
   mm.flops = 1e9 * 1000;  // far above the ridge: judged by TFLOP/s, not bandwidth
   s = summarize(run({mm}));
   EXPECT_EQ(find_rec(s, "Low bandwidth"), nullptr);
 }
 
 TEST(Recommendations, SlowerThanTorchGroupedByCategory) {
-  const Summary s = summarize(run({problem("add", Category::element, SizeClass::large, 0.8, 1.0, 1.8e9),
-                                   problem("mul", Category::element, SizeClass::large, 0.5, 1.0, 1.8e9),
-                                   problem("sum", Category::reduction, SizeClass::large, 0.85, 1.0, 1.8e9),
-                                   problem("relu", Category::activation, SizeClass::large, 0.95, 1.0, 1.8e9)}));
+  const Summary s = summarize(run({problem("add", Category{"element"}, SizeClass::large, 0.8, 1.0, 1.8e9),
+                                   problem("mul", Category{"element"}, SizeClass::large, 0.5, 1.0, 1.8e9),
+                                   problem("sum", Category{"reduction"}, SizeClass::large, 0.85, 1.0, 1.8e9),
+                                   problem("relu", Category{"activation"}, SizeClass::large, 0.95, 1.0, 1.8e9)}));
   const Recommendation* r = find_rec(s, "Slower than");
   ASSERT_NE(r, nullptr);
   ASSERT_EQ(r->items.size(), 2u);  // element and reduction; relu at 0.95x is above the floor
@@ -291,9 +291,9 @@ TEST(Recommendations, SlowerThanTorchGroupedByCategory) {
 }
 
 TEST(Recommendations, BroadcastSlowerThanItsTwin) {
-  ProblemResult add = problem("add", Category::element, SizeClass::large, 1.0, 1.0, 1.8e9);
-  ProblemResult row = problem("add_bcast_row", Category::element, SizeClass::large, 1.0, 1.2, 1.2e9);
-  ProblemResult col = problem("add_bcast_col", Category::element, SizeClass::large, 1.0, 0.9, 1.2e9);
+  ProblemResult add = problem("add", Category{"element"}, SizeClass::large, 1.0, 1.0, 1.8e9);
+  ProblemResult row = problem("add_bcast_row", Category{"element"}, SizeClass::large, 1.0, 1.2, 1.2e9);
+  ProblemResult col = problem("add_bcast_col", Category{"element"}, SizeClass::large, 1.0, 0.9, 1.2e9);
   Summary s = summarize(run({add, row, col}));
   const Recommendation* r = find_rec(s, "Broadcast");
   ASSERT_NE(r, nullptr);
@@ -306,14 +306,14 @@ TEST(Recommendations, BroadcastSlowerThanItsTwin) {
 }
 
 TEST(Recommendations, IncorrectFailedUnreliable) {
-  ProblemResult bad = problem("gelu", Category::activation, SizeClass::medium, 1.0, 1.0, 1.8e9);
+  ProblemResult bad = problem("gelu", Category{"activation"}, SizeClass::medium, 1.0, 1.0, 1.8e9);
   bad.impls[0].status = Status::incorrect;
   bad.impls[0].verify.correct = false;
   bad.impls[0].verify.max_abs_err = 0.03125;
   bad.impls[0].verify.first_mismatch = "index 17: got 1.5, expected 1.25";
-  ProblemResult failed = problem("sum", Category::reduction, SizeClass::medium, 1.0, 1.0, 1.8e9);
+  ProblemResult failed = problem("sum", Category{"reduction"}, SizeClass::medium, 1.0, 1.0, 1.8e9);
   failed.impls[0] = ImplResult{ImplKind::framework, Status::failed, "too many resources requested", {}, {}, {}, 0};
-  ProblemResult noisy = problem("relu", Category::activation, SizeClass::large, 1.0, 1.0, 1.8e9);
+  ProblemResult noisy = problem("relu", Category{"activation"}, SizeClass::large, 1.0, 1.0, 1.8e9);
   noisy.impls[1].pure = stats(1.0, false);
   const Summary s = summarize(run({bad, failed, noisy}));
   ASSERT_GE(s.recommendations.size(), 3u);

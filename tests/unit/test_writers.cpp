@@ -80,14 +80,14 @@ RunResults small_run() {
   r.context.timing_mode = "pure", r.context.l2_mode = "cold";
 
   const double n = 4096.0 * 4096;
-  r.problems.push_back(problem("add", Category::element, {4096, 4096}, SizeClass::large, DType::f32, 3 * n * 4,
+  r.problems.push_back(problem("add", Category{"element"}, {4096, 4096}, SizeClass::large, DType::f32, 3 * n * 4,
                                0.0712, 0.0685));
-  r.problems.push_back(problem("add_bcast_row", Category::element, {4096, 4096}, SizeClass::large, DType::f32,
+  r.problems.push_back(problem("add_bcast_row", Category{"element"}, {4096, 4096}, SizeClass::large, DType::f32,
                                2 * n * 4 + 4096 * 4, 0.0601, 0.0790));
-  r.problems.push_back(problem("relu", Category::activation, {256, 256}, SizeClass::small, DType::f16,
+  r.problems.push_back(problem("relu", Category{"activation"}, {256, 256}, SizeClass::small, DType::f16,
                                2 * 65536 * 2, 0.00412, 0.00398));
 
-  ProblemResult gelu = problem("gelu_tanh", Category::activation, {1024, 1024}, SizeClass::medium, DType::f16,
+  ProblemResult gelu = problem("gelu_tanh", Category{"activation"}, {1024, 1024}, SizeClass::medium, DType::f16,
                                2 * 1048576 * 2, 0.0101, 0.0097);
   gelu.impls[0].status = Status::incorrect;
   gelu.impls[0].message = "outputs differ from LibTorch beyond tolerance";
@@ -96,20 +96,20 @@ RunResults small_run() {
   gelu.impls[0].verify.tolerance = {1e-3, 1e-3};
   r.problems.push_back(gelu);
 
-  ProblemResult ln = problem("layer_norm", Category::norm, {8192, 1024}, SizeClass::medium, DType::f32,
+  ProblemResult ln = problem("layer_norm", Category{"norm"}, {8192, 1024}, SizeClass::medium, DType::f32,
                              2 * 8192.0 * 1024 * 4, 0.0301, 0.0254);
   ln.impls[1].pure = stats(0.0301, 0.18, false);
   ln.impls.push_back(timed(ImplKind::cudnn, 0.0282));
   r.problems.push_back(ln);
 
-  ProblemResult sum = problem("sum | rows", Category::reduction, {8192, 8192}, SizeClass::very_large, DType::f32,
+  ProblemResult sum = problem("sum | rows", Category{"reduction"}, {8192, 8192}, SizeClass::very_large, DType::f32,
                               8192.0 * 8192 * 4, 0.0952, 0);
   sum.impls[0] = ImplResult{ImplKind::framework, Status::failed, "kernel launch: too many resources requested",
                             {}, {}, {}, 0};
   sum.impls[0].verify = {};
   r.problems.push_back(sum);
 
-  ProblemResult mm = problem("matmul", Category::matmul, {4096, 4096, 4096}, SizeClass::large, DType::f16,
+  ProblemResult mm = problem("matmul", Category{"matmul"}, {4096, 4096, 4096}, SizeClass::large, DType::f16,
                              3 * n * 2, 0.1681, 0.1795);
   mm.flops = 2 * n * 4096;
   mm.impls.push_back(timed(ImplKind::cublas, 0.1662));
