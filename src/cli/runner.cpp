@@ -130,7 +130,6 @@ ProblemResult ProblemRunner::run(const Problem& p) {
     for (const Impl& i : op.impls) res.impls.push_back(failed(i.kind, Status::failed, e.what()));
     return res;
   }
-  L2Flusher l2;
   const double operand_mb = double(setup->operand_bytes()) / (1 << 20);
 
   // Prepare the framework and LibTorch; the gate needs both.
@@ -187,12 +186,14 @@ ProblemResult ProblemRunner::run(const Problem& p) {
   try {
     std::vector<Launch> launches;
     for (const auto& r : ready) launches.push_back(r.second->launch);
-    const std::vector<Measurement> m = measure(launches, timing, l2, kStream);
+    if (!timing_resources) timing_resources = std::make_unique<TimingResources>();
+    const std::vector<Measurement> m = measure(launches, timing, *timing_resources, kStream);
     for (std::size_t j = 0; j < ready.size(); ++j) {
       ImplResult& row = *ready[j].first;
       const Prepared& prep = *ready[j].second;
       row.pure = m[j].pure;
       row.real = m[j].real;
+      row.graph = m[j].graph;
       row = guarded(row.impl, [&] {
         ImplResult r = row;
         double extra = double(prep.workspace_bytes);
