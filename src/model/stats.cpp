@@ -70,6 +70,10 @@ double MedianInterval::rel_half_width() const {
 
 int median_interval_rank(int n, double confidence) {
   if (n <= 0) return 0;
+  // The stopping rule asks for every n as samples arrive, at 95%: remember those.
+  thread_local std::vector<int> cache95;
+  const bool c95 = confidence == 0.95 && n < 1000000;
+  if (c95 && std::size_t(n) < cache95.size() && cache95[std::size_t(n)] >= 0) return cache95[std::size_t(n)];
   const double tail = (1 - confidence) / 2;
   // Walk the Binomial(n, 1/2) CDF from below in log space (2^-n underflows a double past n = 1074):
   // k is the largest count with P(B <= k-1) <= tail.
@@ -82,6 +86,10 @@ int median_interval_rank(int n, double confidence) {
     cdf = next;
     k = i + 1;
     log_pmf += std::log(double(n - i)) - std::log(double(i + 1));  // P(B = i+1) from P(B = i)
+  }
+  if (c95) {
+    if (cache95.size() <= std::size_t(n)) cache95.resize(std::size_t(n) + 1, -1);
+    cache95[std::size_t(n)] = k;
   }
   return k;
 }

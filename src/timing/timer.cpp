@@ -160,9 +160,12 @@ std::optional<TimeStats> finish(const Rounds& r, std::size_t j, const LaunchStat
   const SampleSet& set = r.sets[j];
   if (set.taken.empty()) return std::nullopt;
   TimeStats t = summarize(set, c.outlier_filter, c.rel_precision);
-  const MedianInterval mi = median_interval(set.effective());
-  std::string why = fmt::format("{}: median ±{:.2f}% after {} samples", stop_reason_name(r.reason),
-                                100 * mi.rel_half_width(), set.effective().size());
+  const std::vector<double> eff = set.effective();
+  const MedianInterval mi = median_interval(eff);
+  std::string why = mi.exists ? fmt::format("{}: median ±{:.2f}% after {} samples", stop_reason_name(r.reason),
+                                            100 * mi.rel_half_width(), eff.size())
+                              : fmt::format("{}: {} samples, too few for a confidence interval",
+                                            stop_reason_name(r.reason), eff.size());
   if (r.reason != StopReason::precision) why += fmt::format(" (target ±{:g}%)", 100 * c.rel_precision);
   if (r.remeasured > 0) {
     why += fmt::format("; measured again {}x:", r.remeasured);

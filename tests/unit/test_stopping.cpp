@@ -1,10 +1,11 @@
 // The stopping rule, the clock filter and the stability check on synthetic sample streams: these are
-// the decisions measure() takes after every round, without a GPU.
+// the decisions measure() takes after every round, without a GPU; and the timing settings in words.
 #include <gtest/gtest.h>
 
 #include <random>
 
 #include "src/timing/stopping.hpp"
+#include "src/timing/timer.hpp"
 
 using namespace opbench;
 
@@ -176,4 +177,24 @@ TEST(Summarize, ReliableOnlyWhenThePrecisionIsReached) {
   EXPECT_LE(t.samples, 50);
   EXPECT_NEAR(t.sm_clock_mhz, 1800, 1e-9);
   EXPECT_FALSE(summarize(loose, true, 0.005).reliable);
+}
+
+TEST(TimingConfig, FastIsLooserAndTheRulesReadInWords) {
+  const TimingConfig def;
+  const TimingConfig fast = fast_timing(def);
+  EXPECT_GT(fast.rel_precision, def.rel_precision);
+  EXPECT_LT(fast.max_samples, def.max_samples);
+  EXPECT_LT(fast.timeout_ms, def.timeout_ms);
+  EXPECT_LT(fast.warmup_ms, def.warmup_ms);
+
+  const std::string rule = describe_stopping(def);
+  EXPECT_NE(rule.find("±0.5%"), std::string::npos) << rule;
+  EXPECT_NE(rule.find("at least 10 samples and 5 ms"), std::string::npos) << rule;
+  EXPECT_NE(rule.find("2000 rounds or 1500 ms"), std::string::npos) << rule;
+  EXPECT_NE(rule.find("75%"), std::string::npos) << rule;
+
+  TimingConfig warm = def;
+  warm.l2_cold = false;
+  EXPECT_EQ(describe_flush(warm), "none (warm)");
+  EXPECT_NE(describe_flush(def).find("write then read"), std::string::npos);
 }
