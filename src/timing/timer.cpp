@@ -180,6 +180,8 @@ std::optional<TimeStats> finish(const Rounds& r, std::size_t j, const LaunchStat
     why += fmt::format("; {} samples dropped (the launch was not queued before the stream was released)",
                        set.handshake_dropped);
   const bool gap = st && st->handshake == Handshake::none;
+  if (st && st->handshake == Handshake::delay)
+    why += "; synchronizes inside its launch: timed behind a delay kernel, not the handshake";
   if (gap) why += "; synchronizes on every call: includes host time after its synchronization";
   t.stop_reason = why;
   t.remeasured = r.remeasured;
