@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <set>
 
 #include "src/cli/options.hpp"
@@ -47,6 +48,16 @@ Exit codes:
 
 }  // namespace
 
+const char* timing_mode_name(TimingMode m) {
+  switch (m) {
+    case TimingMode::pure: return "pure";
+    case TimingMode::graph: return "graph";
+    case TimingMode::real: return "real";
+    case TimingMode::both: return "both";
+  }
+  return "?";
+}
+
 ParseOutcome parse_options(int argc, char** argv, const Registry& reg, Options& opt) {
   // Google Benchmark's flags go to Google Benchmark; everything else to CLI11.
   std::vector<std::string> ours;
@@ -73,10 +84,19 @@ ParseOutcome parse_options(int argc, char** argv, const Registry& reg, Options& 
   app.add_option("--shape", shapes, "Run these shapes instead of the size classes, e.g. 1023x1025 (repeatable)");
   app.add_option("--dtype,-d", dtypes, "Element types: fp32, fp16, bf16 (default all three)")->delimiter(',');
   app.add_flag("--fast", fast, "The first two shapes of each size class and fewer timing samples");
+  const std::map<std::string, TimingMode> timing_modes = {
+      {"pure", TimingMode::pure}, {"graph", TimingMode::graph}, {"real", TimingMode::real}, {"both", TimingMode::both}};
   app.add_option("--timing", opt.timing_mode,
-                 "pure: device time with CUDA events (default); real: host wall clock per call, launch and "
-                 "sync included; both");
-  app.add_option("--l2", opt.l2_mode, "cold: flush the L2 before each sample (default); warm: do not");
+                 "pure: device time of one launch between CUDA events, L2 cold and clean, the stream held until "
+                 "the sample is queued (default); graph: N launches replayed from a CUDA graph, time per launch "
+                 "(back-to-back throughput, no event floor); real: host wall clock per call, launch and sync "
+                 "included; both: pure and real")
+      ->transform(CLI::CheckedTransformer(timing_modes));
+  bool l2_cold = true;
+  const std::map<std::string, bool> l2_modes = {{"cold", true}, {"warm", false}};
+  app.add_option("--l2", l2_cold, "cold: flush the L2 (write, then read a 2 x L2 buffer) before each sample (default); "
+                 "warm: do not")
+      ->transform(CLI::CheckedTransformer(l2_modes));
   app.add_flag("--no-outlier-filter", no_outlier_filter, "Keep every timing sample (no IQR filter)");
   app.add_flag("--tf32", opt.settings.tf32,
                "fp32 matmuls on TF32 tensor cores in the framework (its TF32 path), LibTorch and cuBLAS alike, "
@@ -135,10 +155,6 @@ ParseOutcome parse_options(int argc, char** argv, const Registry& reg, Options& 
     if (std::find(opt.filter.dtypes.begin(), opt.filter.dtypes.end(), *t) == opt.filter.dtypes.end())
       opt.filter.dtypes.push_back(*t);
   }
-  if (opt.timing_mode != "pure" && opt.timing_mode != "real" && opt.timing_mode != "both")
-    return usage_error(fmt::format("unknown --timing '{}'; valid: pure, real, both", opt.timing_mode));
-  if (opt.l2_mode != "cold" && opt.l2_mode != "warm")
-    return usage_error(fmt::format("unknown --l2 '{}'; valid: cold, warm", opt.l2_mode));
   if (!formats.empty()) {
     opt.write_markdown = opt.write_json = false;
     for (const std::string& f : formats) {
@@ -153,9 +169,10 @@ ParseOutcome parse_options(int argc, char** argv, const Registry& reg, Options& 
   if (opt.output_dir.empty()) return usage_error("--output-dir is empty");
 
   opt.filter.fast = fast;
-  opt.timing.pure = opt.timing_mode != "real";
-  opt.timing.real = opt.timing_mode != "pure";
-  opt.timing.l2_cold = opt.l2_mode == "cold";
+  opt.timing.pure = opt.timing_mode == TimingMode::pure || opt.timing_mode == TimingMode::both;
+  opt.timing.real = opt.timing_mode == TimingMode::real || opt.timing_mode == TimingMode::both;
+  opt.timing.graph = opt.timing_mode == TimingMode::graph;
+  opt.timing.l2_cold = l2_cold;
   opt.timing.outlier_filter = !no_outlier_filter;
   if (fast) opt.timing = fast_timing(opt.timing);
   return {};

@@ -20,11 +20,14 @@ enum ExitCode : int {
   kExitNoCudaTorch = 5, // bench_ops was built against a LibTorch without CUDA
 };
 
+// Which clocks a run reads (--timing), typed; TimingConfig's mode flags follow from it.
+enum class TimingMode { pure, graph, real, both };
+const char* timing_mode_name(TimingMode m);
+
 struct Options {
   ProblemFilter filter;
   TimingConfig timing;
-  std::string timing_mode = "pure";  // pure | real | both
-  std::string l2_mode = "cold";      // cold | warm
+  TimingMode timing_mode = TimingMode::pure;
   RunSettings settings;              // --tf32
   bool profile = false;              // --profile: one launch of each implementation, in NVTX ranges
   std::string output_dir = "docs/benchmark";

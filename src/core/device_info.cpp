@@ -3,11 +3,14 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <stdexcept>
 #include <vector>
 
 #include "src/core/cuda_check.hpp"
 #include "src/core/device_buffer.hpp"
 #include "src/model/stats.hpp"
+#include "src/timing/l2_flush.hpp"
+#include "src/timing/timer.hpp"
 
 namespace opbench {
 
@@ -54,33 +57,64 @@ DeviceInfo query_device() {
   return d;
 }
 
-double measure_copy_gbps() {
-  int dev = 0, l2 = 0;
-  OPBENCH_CUDA_CHECK(cudaGetDevice(&dev));
-  OPBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
-  const std::size_t bytes = std::max<std::size_t>(std::size_t(l2) * 8, std::size_t(256) << 20);
-  DeviceBuffer src(bytes), dst(bytes);
-  OPBENCH_CUDA_CHECK(cudaMemset(src.get(), 1, bytes));
-  cudaEvent_t a, b;
-  OPBENCH_CUDA_CHECK(cudaEventCreate(&a));
-  OPBENCH_CUDA_CHECK(cudaEventCreate(&b));
-  std::vector<double> ms;
-  for (int i = 0; i < 12; ++i) {
-    OPBENCH_CUDA_CHECK(cudaEventRecord(a, nullptr));
-    OPBENCH_CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, nullptr));
-    OPBENCH_CUDA_CHECK(cudaEventRecord(b, nullptr));
-    OPBENCH_CUDA_CHECK(cudaEventSynchronize(b));
-    float t = 0;
-    OPBENCH_CUDA_CHECK(cudaEventElapsedTime(&t, a, b));
-    if (i >= 2) ms.push_back(t);  // the first copies warm the clocks
-  }
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  return 2.0 * double(bytes) / (median_of(ms) * 1e-3) / 1e9;
+namespace {
+
+// Buffers of 8x L2: a sample is then mostly DRAM traffic, whatever L2 holds when it starts.
+std::size_t roof_bytes(const TimingResources& res) {
+  return std::max<std::size_t>(res.l2_bytes() * 8, std::size_t(256) << 20) / 16 * 16;
 }
 
-}  // namespace opbench
+// The median time of `launch`, timed like an op (pure, clean cold L2) at the default precision.
+double roof_median_ms(const Launch& launch, TimingResources& res, cudaStream_t s) {
+  TimingConfig c;
+  c.pure = true;
+  c.l2_cold = true;
+  const std::vector<Measurement> m = measure({launch}, c, res, s);
+  if (!m[0].pure || m[0].pure->median_ms <= 0)
+    throw std::runtime_error("the bandwidth roof could not be timed: no sample was kept");
+  return m[0].pure->median_ms;
+}
 
-namespace opbench {
-double measure_read_gbps() { return 0; }
+// A stream of its own for the overloads without a session.
+struct OwnStream {
+  cudaStream_t s = nullptr;
+  OwnStream() { OPBENCH_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
+  ~OwnStream() { OPBENCH_CUDA_CHECK_NOTHROW(cudaStreamDestroy(s)); }
+};
+
+}  // namespace
+
+double measure_copy_gbps(TimingResources& res, cudaStream_t s) {
+  const std::size_t bytes = roof_bytes(res);
+  DeviceBuffer src(bytes), dst(bytes);
+  OPBENCH_CUDA_CHECK(cudaMemsetAsync(src.get(), 1, bytes, s));
+  const double ms = roof_median_ms(
+      [&](cudaStream_t st) {
+        OPBENCH_CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, st));
+      },
+      res, s);
+  return 2.0 * double(bytes) / (ms * 1e-3) / 1e9;  // read + written
+}
+
+double measure_read_gbps(TimingResources& res, cudaStream_t s) {
+  const std::size_t bytes = roof_bytes(res);
+  DeviceBuffer src(bytes), sink(read_sweep_sink_bytes(res.sm_count()));
+  OPBENCH_CUDA_CHECK(cudaMemsetAsync(src.get(), 1, bytes, s));
+  const double ms = roof_median_ms(
+      [&](cudaStream_t st) { launch_read_sweep(src.get(), bytes, sink.get(), res.sm_count(), st); }, res, s);
+  return double(bytes) / (ms * 1e-3) / 1e9;
+}
+
+double measure_copy_gbps() {
+  TimingResources res;
+  OwnStream s;
+  return measure_copy_gbps(res, s.s);
+}
+
+double measure_read_gbps() {
+  TimingResources res;
+  OwnStream s;
+  return measure_read_gbps(res, s.s);
+}
+
 }  // namespace opbench

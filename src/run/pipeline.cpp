@@ -171,7 +171,9 @@ void ProblemPipeline::measure_stage(const Problem& p, ProblemSetup& setup, Impls
       profile_once(launches, names, stream_);
       return;
     }
-    const std::vector<Measurement> m = measure(launches, cfg_.timing, timing_, stream_);
+    std::vector<std::string> names;
+    for (std::size_t i : ready) names.push_back(impl_name(impls.rows[i].impl));
+    const std::vector<Measurement> m = measure(launches, cfg_.timing, timing_, stream_, names);
     const double operand_mb = double(setup.operand_bytes()) / (1 << 20);
     for (std::size_t j = 0; j < ready.size(); ++j) {
       ImplResult& row = impls.rows[ready[j]];
@@ -179,6 +181,10 @@ void ProblemPipeline::measure_stage(const Problem& p, ProblemSetup& setup, Impls
       row.pure = m[j].pure;
       row.real = m[j].real;
       row.graph = m[j].graph;
+      // What the timer had to say (a handshake fallback, a graph capture that failed) goes with the row.
+      std::vector<std::string> said = m[j].notes;
+      if (!m[j].graph_error.empty()) said.push_back("graph timing: " + m[j].graph_error);
+      for (const std::string& n : said) row.message += (row.message.empty() ? "" : "; ") + n;
       guarded(row, [&] {
         double extra = double(prep.workspace_bytes);
         if (row.impl == ImplKind::framework) extra += double(setup.io().workspace_bytes);

@@ -74,18 +74,18 @@ std::optional<int> check_environment(const Options& opt) {
   return std::nullopt;
 }
 
-RunContext describe(const Options& opt) {
+RunContext describe(const Options& opt, TimingResources& timing, cudaStream_t stream) {
   RunContext ctx;
   ctx.device = query_device();
-  ctx.device.measured_copy_gbps = measure_copy_gbps();
-  ctx.device.measured_read_gbps = measure_read_gbps();
+  ctx.device.measured_copy_gbps = measure_copy_gbps(timing, stream);
+  ctx.device.measured_read_gbps = measure_read_gbps(timing, stream);
   ctx.device.cublas_version = reference::cublas_version();
   ctx.device.cudnn_version = reference::cudnn_version();
   ctx.device.torch_version = reference::torch_version();
   ctx.command_line = opt.command_line;
   ctx.git_commit = build_commit();
   ctx.timestamp = utc_now("%Y-%m-%dT%H:%M:%SZ");
-  ctx.timing_mode = opt.timing_mode;
+  ctx.timing_mode = timing_mode_name(opt.timing_mode);
   ctx.l2_mode = opt.timing.l2_cold ? "cold" : "warm";
   ctx.l2_flush = describe_flush(opt.timing);
   ctx.stopping = describe_stopping(opt.timing);
@@ -160,7 +160,7 @@ int run_session(const Options& opt, const Registry& reg) {
   TimingResources timing_resources;
 
   RunResults results;
-  results.context = describe(opt);
+  results.context = describe(opt, timing_resources, stream);
   results.context.repetitions = repetitions_of(opt.benchmark_args);
   PipelineConfig cfg;
   cfg.timing = opt.timing;

@@ -2,148 +2,262 @@
 
 #include <algorithm>
 #include <chrono>
-#include <vector>
+#include <cmath>
+#include <fmt/format.h>
+#include <functional>
+#include <stdexcept>
 
 #include "src/core/cuda_check.hpp"
 #include "src/model/stats.hpp"
+#include "src/timing/graph.hpp"
+#include "src/timing/sampler.hpp"
+#include "src/timing/stopping.hpp"
 
 namespace opbench {
 
 TimingConfig fast_timing(TimingConfig c) {
-  c.warmup = 2;
   c.warmup_ms = 10;
+  c.rel_precision = 0.01;
   c.min_samples = 8;
-  c.max_samples = 30;
-  c.budget_ms = 15;
+  c.max_samples = 500;
+  c.min_time_ms = 2;
+  c.timeout_ms = 400;
   return c;
 }
 
-static std::size_t l2_bytes() {
+std::string describe_flush(const TimingConfig& c) {
+  if (!c.l2_cold) return "none (warm)";
   int dev = 0, l2 = 0;
-  OPBENCH_CUDA_CHECK(cudaGetDevice(&dev));
-  OPBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
-  return std::size_t(std::max(l2, 1 << 20)) * 2;
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return "write then read a buffer of 2 x L2 before each sample, outside the timed region";
+  }
+  return fmt::format("write then read a {:.0f} MiB buffer (2 x L2) before each sample, outside the timed region",
+                     2.0 * l2 / (1 << 20));
 }
 
-L2Flusher::L2Flusher() : buf_(l2_bytes()) {}
-
-void L2Flusher::flush(cudaStream_t s) {
-  value_ = (value_ + 1) & 0xff;
-  OPBENCH_CUDA_CHECK(cudaMemsetAsync(buf_.get(), value_, buf_.bytes(), s));
-}
-
-EventPair::EventPair() {
-  OPBENCH_CUDA_CHECK(cudaEventCreate(&a_));
-  OPBENCH_CUDA_CHECK(cudaEventCreate(&b_));
-}
-
-EventPair::~EventPair() {
-  if (a_) OPBENCH_CUDA_CHECK_NOTHROW(cudaEventDestroy(a_));
-  if (b_) OPBENCH_CUDA_CHECK_NOTHROW(cudaEventDestroy(b_));
-}
-
-void EventPair::start(cudaStream_t s) { OPBENCH_CUDA_CHECK(cudaEventRecord(a_, s)); }
-void EventPair::stop(cudaStream_t s) { OPBENCH_CUDA_CHECK(cudaEventRecord(b_, s)); }
-
-float EventPair::elapsed_ms() {
-  OPBENCH_CUDA_CHECK(cudaEventSynchronize(b_));
-  float ms = 0;
-  OPBENCH_CUDA_CHECK(cudaEventElapsedTime(&ms, a_, b_));
-  return ms;
+std::string describe_stopping(const TimingConfig& c) {
+  return fmt::format(
+      "interleaved rounds until every median's 95% confidence interval (order statistics) is within "
+      "±{:g}%, after at least {} samples and {:g} ms; at most {} rounds or {:g} ms per mode; samples whose SM "
+      "clock is below {:g}% of the maximum are dropped; a problem whose set is more than {:g}x off its warm-up "
+      "estimate, or whose ratio to the first implementation moves between the halves of the run, is measured "
+      "again whole (up to {} times)",
+      100 * c.rel_precision, c.min_samples, c.min_time_ms, c.max_samples, c.timeout_ms, 100 * c.clock_threshold,
+      kEstimateFactor, 2);
 }
 
 namespace {
 
-constexpr double kDelayUs = 20;  // longer than a launch takes to enqueue
+using Clock = std::chrono::steady_clock;
+constexpr int kMaxRemeasures = 2;
+constexpr double kGraphWorkMs = 0.5;  // work per replay when graph_launches is 0
+constexpr int kMinGraphLaunches = 10, kMaxGraphLaunches = 1000;
 
-// One device-time sample.
-double pure_sample(const Launch& launch, bool cold, L2Flusher& l2, EventPair& ev, cudaStream_t s) {
-  if (cold) l2.flush(s);
-  launch_delay(kDelayUs, s);
-  ev.start(s);
-  launch(s);
-  ev.stop(s);
-  return ev.elapsed_ms();
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-// One host wall-clock sample: launch and synchronize, the queue empty before it starts.
-double real_sample(const Launch& launch, bool cold, L2Flusher& l2, cudaStream_t s) {
-  if (cold) l2.flush(s);
-  OPBENCH_CUDA_CHECK(cudaStreamSynchronize(s));
-  auto t0 = std::chrono::steady_clock::now();
-  launch(s);
-  OPBENCH_CUDA_CHECK(cudaStreamSynchronize(s));
-  auto t1 = std::chrono::steady_clock::now();
-  return std::chrono::duration<double, std::milli>(t1 - t0).count();
+// One sample of implementation j in the mode being measured.
+using SampleOne = std::function<Sample(std::size_t)>;
+
+struct Rounds {
+  std::vector<SampleSet> sets;  // by implementation
+  StopReason reason = StopReason::keep_going;
+  Stability stability;
+  int remeasured = 0;
+  std::vector<std::string> remeasure_why;
+};
+
+// The loop of one problem: warm-up, interleaved rounds, stability check, again if unstable.
+class ProblemTimer {
+ public:
+  ProblemTimer(const std::vector<Launch>& launches, const TimingConfig& c, Sampler& sampler,
+               std::vector<LaunchState>& pure_state, double max_clock_mhz, const std::vector<std::string>& names)
+      : launches_(launches), c_(c), sampler_(sampler), pure_state_(pure_state), names_(names) {
+    clock_.max_clock_mhz = max_clock_mhz;
+    clock_.threshold = c.clock_threshold;
+    rule_ = {c.rel_precision, c.min_samples, c.max_samples, c.min_time_ms, c.timeout_ms};
+  }
+
+  // Pure samples of every implementation in turn for warmup_ms and at least two rounds: the clocks come
+  // up after the host-side work before it (the gate, allocations). Returns each implementation's
+  // estimate, the median of its samples in the second half of the warm-up (0 if none was kept).
+  std::vector<double> warm_up() {
+    const std::size_t k = launches_.size();
+    std::vector<std::vector<double>> seen(k);
+    const auto t0 = Clock::now();
+    for (int round = 0; round < 2 || ms_since(t0) < c_.warmup_ms; ++round)
+      for (std::size_t j = 0; j < k; ++j) {
+        const Sample x = sampler_.device(launches_[j], pure_state_[j]);
+        if (x.kept) seen[j].push_back(x.ms);
+      }
+    std::vector<double> est(k, 0.0);
+    for (std::size_t j = 0; j < k; ++j)
+      if (!seen[j].empty()) est[j] = median_of({seen[j].begin() + long(seen[j].size() / 2), seen[j].end()});
+    return est;
+  }
+
+  // Measures the `active` implementations with `one` until the stopping rule says so; the whole
+  // measurement (warm-up included) is taken again when it is unstable, up to kMaxRemeasures times.
+  // Only pure samples are comparable with the warm-up's estimates (`check_estimates`).
+  Rounds measure(const std::vector<std::size_t>& active, const SampleOne& one, bool check_estimates) {
+    Rounds r;
+    for (int attempt = 0;; ++attempt) {
+      const std::vector<double> est = warm_up();
+      r.sets.assign(launches_.size(), SampleSet{});
+      r.reason = sample_rounds(active, one, r.sets);
+      std::vector<std::vector<double>> eff;
+      std::vector<double> estimates;
+      std::vector<std::string> names;
+      for (std::size_t j : active) {
+        eff.push_back(r.sets[j].effective());
+        estimates.push_back(check_estimates ? est[j] : 0.0);
+        names.push_back(name(j));
+      }
+      r.stability = check_stability(eff, estimates, c_.rel_precision, names);
+      r.remeasured = attempt;
+      if (r.stability.stable || attempt == kMaxRemeasures) return r;
+      r.remeasure_why.push_back(r.stability.why);
+    }
+  }
+
+  std::string name(std::size_t j) const {
+    return j < names_.size() ? names_[j] : fmt::format("implementation {}", j);
+  }
+
+ private:
+  StopReason sample_rounds(const std::vector<std::size_t>& active, const SampleOne& one, std::vector<SampleSet>& sets) {
+    std::vector<std::vector<double>> eff(active.size());
+    const auto t0 = Clock::now();
+    for (int rounds = 1;; ++rounds) {
+      for (std::size_t a = 0; a < active.size(); ++a) {
+        const std::size_t j = active[a];
+        const Sample x = one(j);
+        if (x.kept)
+          sets[j].add(x.ms, x.clock_mhz, clock_);
+        else
+          ++sets[j].handshake_dropped;
+        eff[a] = sets[j].effective();
+      }
+      const StopReason why = decide_stop(eff, rounds, ms_since(t0), rule_);
+      if (why != StopReason::keep_going) return why;
+    }
+  }
+
+  const std::vector<Launch>& launches_;
+  const TimingConfig& c_;
+  Sampler& sampler_;
+  std::vector<LaunchState>& pure_state_;
+  const std::vector<std::string>& names_;
+  ClockRule clock_;
+  StopRule rule_;
+};
+
+// The statistics of implementation j, with the reason sampling stopped and everything that qualifies it.
+std::optional<TimeStats> finish(const Rounds& r, std::size_t j, const LaunchState* st, const TimingConfig& c,
+                                double max_clock_mhz) {
+  const SampleSet& set = r.sets[j];
+  if (set.taken.empty()) return std::nullopt;
+  TimeStats t = summarize(set, c.outlier_filter, c.rel_precision);
+  const std::vector<double> eff = set.effective();
+  const MedianInterval mi = median_interval(eff);
+  std::string why = mi.exists ? fmt::format("{}: median ±{:.2f}% after {} samples", stop_reason_name(r.reason),
+                                            100 * mi.rel_half_width(), eff.size())
+                              : fmt::format("{}: {} samples, too few for a confidence interval",
+                                            stop_reason_name(r.reason), eff.size());
+  if (r.reason != StopReason::precision) why += fmt::format(" (target ±{:g}%)", 100 * c.rel_precision);
+  if (r.remeasured > 0) {
+    why += fmt::format("; measured again {}x:", r.remeasured);
+    for (const std::string& w : r.remeasure_why) why += " " + w + ";";
+    why.pop_back();
+  }
+  if (!r.stability.stable) why += "; still unstable: " + r.stability.why;
+  if (set.mostly_throttled())
+    why += fmt::format("; SM clock below {:g}% of its {:.0f} MHz maximum on {} of {} samples: all kept",
+                       100 * c.clock_threshold, max_clock_mhz, set.throttled(), set.taken.size());
+  if (set.handshake_dropped > 0)
+    why += fmt::format("; {} samples dropped (the launch was not queued before the stream was released)",
+                       set.handshake_dropped);
+  const bool gap = st && st->handshake == Handshake::none;
+  if (st && st->handshake == Handshake::delay)
+    why += "; synchronizes inside its launch: timed behind a delay kernel, not the handshake";
+  if (gap) why += "; synchronizes on every call: includes host time after its synchronization";
+  t.stop_reason = why;
+  t.remeasured = r.remeasured;
+  t.reliable = t.reliable && r.stability.stable && !gap;
+  return t;
 }
 
-int sample_count(double estimate_ms, const TimingConfig& c) {
-  const double per = std::max(estimate_ms, 1e-3) + (c.l2_cold ? 0.05 : 0.0) + kDelayUs * 1e-3;
-  const int n = int(c.budget_ms / per);
-  return std::clamp(n, c.min_samples, c.max_samples);
+int graph_launches_for(double estimate_ms, const TimingConfig& c) {
+  if (c.graph_launches > 0) return c.graph_launches;
+  if (estimate_ms <= 0) return kMaxGraphLaunches;
+  return int(std::clamp(std::lround(kGraphWorkMs / estimate_ms), long(kMinGraphLaunches), long(kMaxGraphLaunches)));
+}
+
+void add_notes(std::vector<std::string>& to, const std::vector<std::string>& from, const char* mode) {
+  for (const std::string& n : from) to.push_back(fmt::format("{}: {}", mode, n));
 }
 
 }  // namespace
 
-std::string describe_flush(const TimingConfig& c) { return c.l2_cold ? "memset of 2 x L2" : "none (warm)"; }
-std::string describe_stopping(const TimingConfig& c) {
-  return "budget " + std::to_string(c.budget_ms) + " ms";
-}
-void profile_once(const std::vector<Launch>& launches, const std::vector<std::string>&, cudaStream_t s) {
-  for (const Launch& l : launches) l(s);
-  OPBENCH_CUDA_CHECK(cudaStreamSynchronize(s));
-}
-
-std::vector<Measurement> measure(const std::vector<Launch>& launches, const TimingConfig& c, TimingResources& r,
-                                 cudaStream_t s) {
-  L2Flusher& l2 = r.l2;
+std::vector<Measurement> measure(const std::vector<Launch>& launches, const TimingConfig& c, TimingResources& res,
+                                 cudaStream_t s, const std::vector<std::string>& names) {
   const std::size_t k = launches.size();
   std::vector<Measurement> out(k);
   if (k == 0) return out;
-  EventPair ev;
+  if (c.graph && (s == nullptr || s == cudaStreamLegacy))
+    throw std::invalid_argument("graph timing needs a created stream: the legacy default stream cannot be captured");
 
-  // Warm up by count and by wall-clock time, all implementations in turn: after the host-side work of
-  // the correctness gate the GPU may have lowered its clocks, and a few short launches do not bring
-  // them back (seen on H100: a whole sample set 3-6x slow with a low spread, on the implementation
-  // timed first).
-  std::vector<double> estimate(k, 0.0);
-  const auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0;; ++i) {
-    for (std::size_t j = 0; j < k; ++j) estimate[j] = pure_sample(launches[j], c.l2_cold, l2, ev, s);
-    const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    if (i + 1 >= std::max(c.warmup, 1) && (wall >= c.warmup_ms || i >= 10000)) break;
-  }
-  OPBENCH_CUDA_CHECK(cudaGetLastError());
-  const int n = sample_count(*std::max_element(estimate.begin(), estimate.end()), c);
+  Sampler sampler(res, c.l2_cold, s);
+  std::vector<LaunchState> pure_state(k);
+  for (std::size_t j = 0; j < k; ++j) pure_state[j].enqueue_ms = sampler.prime(launches[j]);
+  ProblemTimer timer(launches, c, sampler, pure_state, res.max_clock_mhz(), names);
+  std::vector<std::size_t> all(k);
+  for (std::size_t j = 0; j < k; ++j) all[j] = j;
 
-  // Samples are interleaved (one of each implementation per round), so a drift of the clocks or of
-  // anything else on the machine lands on all of them alike.
-  auto interleaved = [&](auto&& one, auto&& store) {
-    std::vector<std::vector<double>> v(k);
-    for (auto& x : v) x.reserve(n);
-    for (int i = 0; i < n; ++i)
-      for (std::size_t j = 0; j < k; ++j) v[j].push_back(one(launches[j]));
-    for (std::size_t j = 0; j < k; ++j) store(j, compute_stats(std::move(v[j]), c.outlier_filter));
-  };
-  // A set whose spread is beyond the reliability threshold is sampled again on its own, up to twice;
-  // the last set is reported (flagged if it is still unreliable).
-  auto resample = [&](auto&& one, std::optional<TimeStats>& st, const Launch& launch) {
-    for (int attempt = 0; attempt < 2 && st && !st->reliable; ++attempt) {
-      std::vector<double> v;
-      v.reserve(n);
-      for (int i = 0; i < n; ++i) v.push_back(one(launch));
-      st = compute_stats(std::move(v), c.outlier_filter);
-    }
-  };
-  auto pure_one = [&](const Launch& l) { return pure_sample(l, c.l2_cold, l2, ev, s); };
-  auto real_one = [&](const Launch& l) { return real_sample(l, c.l2_cold, l2, s); };
   if (c.pure) {
-    interleaved(pure_one, [&](std::size_t j, TimeStats st) { out[j].pure = st; });
-    for (std::size_t j = 0; j < k; ++j) resample(pure_one, out[j].pure, launches[j]);
+    const Rounds r = timer.measure(all, [&](std::size_t j) { return sampler.device(launches[j], pure_state[j]); }, true);
+    for (std::size_t j = 0; j < k; ++j) out[j].pure = finish(r, j, &pure_state[j], c, res.max_clock_mhz());
   }
+
+  if (c.graph) {
+    const std::vector<double> est = timer.warm_up();
+    std::vector<std::optional<CapturedGraph>> graphs(k);
+    std::vector<std::size_t> captured;
+    for (std::size_t j = 0; j < k; ++j) {
+      try {
+        graphs[j].emplace(launches[j], graph_launches_for(est[j], c), s);
+        out[j].graph_launches = graphs[j]->launches();
+        captured.push_back(j);
+      } catch (const GraphCaptureError& e) {
+        out[j].graph_error = e.what();
+      }
+    }
+    std::vector<LaunchState> graph_state(k);
+    auto one = [&](std::size_t j) {
+      const CapturedGraph& g = *graphs[j];
+      Sample x = sampler.device([&g](cudaStream_t st) { g.replay(st); }, graph_state[j]);
+      x.ms /= g.launches();
+      return x;
+    };
+    if (!captured.empty()) {
+      const Rounds r = timer.measure(captured, one, false);
+      for (std::size_t j : captured) out[j].graph = finish(r, j, &graph_state[j], c, res.max_clock_mhz());
+    }
+    for (std::size_t j = 0; j < k; ++j) add_notes(out[j].notes, graph_state[j].notes, "graph");
+  }
+
   if (c.real) {
-    interleaved(real_one, [&](std::size_t j, TimeStats st) { out[j].real = st; });
-    for (std::size_t j = 0; j < k; ++j) resample(real_one, out[j].real, launches[j]);
+    const Rounds r = timer.measure(all, [&](std::size_t j) { return sampler.host(launches[j]); }, false);
+    for (std::size_t j = 0; j < k; ++j) out[j].real = finish(r, j, nullptr, c, res.max_clock_mhz());
+  }
+
+  for (std::size_t j = 0; j < k; ++j) {
+    add_notes(out[j].notes, pure_state[j].notes, "pure");
+    const bool asked = c.pure;
+    if (asked && !out[j].pure)
+      out[j].notes.push_back("pure: no sample kept (every launch was queued after the stream was released)");
   }
   OPBENCH_CUDA_CHECK(cudaGetLastError());
   return out;

@@ -1,13 +1,13 @@
-// How bench_ops times one implementation.
-//  - pure: device time between two CUDA events around the launch. A short delay kernel (or, with a
-//    cold L2, the flush itself) runs first, so the launch is queued before the start event fires and
-//    host launch latency stays out of the number.
-//  - real: host wall clock around launch + stream synchronize: what an eager user waits for.
-//  - cold L2 (default): an L2-sized buffer is written on the stream before each sample, outside the
-//    timed region, so inputs come from HBM as they do in a real model. warm: no flush.
-// The implementations of a problem are sampled interleaved, after a wall-clock warm-up. Sample counts
-// adapt to the op's time (a time budget, within min/max counts) and are summarized by the median after
-// the IQR outlier filter.
+// How bench_ops times the implementations of one problem (notes/methodology.md has the reasons).
+//  - pure (default): device time between two CUDA events around one launch. Before each sample the L2
+//    is made cold and clean (l2_flush.hpp) and the stream is held until the whole sample is queued
+//    (blocking_kernel.hpp), so neither the previous sample's cache state nor host queueing time reach
+//    the events.
+//  - graph: N launches captured in a CUDA graph, replayed between the events; time per launch (graph.hpp).
+//  - real: host wall clock around launch + stream synchronize: what an eager caller waits for.
+// Every sample's SM clock is measured (clock_probe.hpp); throttled samples are set aside. The
+// implementations are sampled in interleaved rounds, one sample of each per round, after a wall-clock
+// warm-up, until every median is known to the target precision (stopping.hpp).
 #pragma once
 #include <cuda_runtime_api.h>
 
@@ -17,71 +17,53 @@
 
 #include "opbench/op.hpp"
 #include "opbench/result.hpp"
-#include "src/core/device_buffer.hpp"
+#include "src/timing/resources.hpp"
 
 namespace opbench {
 
 struct TimingConfig {
-  bool pure = true;
-  bool real = false;
+  bool pure = true, real = false, graph = false;  // --timing pure|real|graph|both (both = pure + real)
   bool l2_cold = true;
   bool outlier_filter = true;
-  int warmup = 3;
-  double warmup_ms = 25;  // and at least this much wall-clock time, so clocks are up after idle host work
+  double warmup_ms = 25;  // wall-clock warm-up before each mode's samples, all implementations in turn
+  // Sample in interleaved rounds until every implementation's median is known to `rel_precision`
+  // (half-width of its 95% confidence interval / median), after at least min_samples and
+  // min_time_ms; stop anyway after max_samples rounds or timeout_ms (per problem and mode).
+  double rel_precision = 0.005;
   int min_samples = 10;
-  int max_samples = 100;
-  double budget_ms = 40;  // target sampling time per implementation and mode (flush and delay included)
+  int max_samples = 2000;
+  double min_time_ms = 5;
+  double timeout_ms = 1500;
+  double clock_threshold = 0.75;  // a sample whose SM clock is below this fraction of the max is dropped
+  int graph_launches = 0;         // 0: chosen from the estimate (about 0.5 ms of work per replay, 10..1000)
 };
 
-TimingConfig fast_timing(TimingConfig base);  // --fast: fewer samples, smaller budget
+TimingConfig fast_timing(TimingConfig base);  // --fast: looser precision, smaller budgets
+
+// For the report's context: "write then read a 100 MiB buffer (2 x L2) before each sample" | "none (warm)".
 std::string describe_flush(const TimingConfig& c);
+// The stopping rule in words.
 std::string describe_stopping(const TimingConfig& c);
 
-// Writes an L2-sized buffer (twice the device's L2) to evict what earlier work left in the cache.
-class L2Flusher {
- public:
-  L2Flusher();
-  void flush(cudaStream_t s);
-
- private:
-  DeviceBuffer buf_;
-  int value_ = 0;
-};
-
-// What a session reuses for every problem.
-class TimingResources {
- public:
-  L2Flusher l2;
-};
-
-// RAII pair of CUDA events.
-class EventPair {
- public:
-  EventPair();
-  ~EventPair();
-  EventPair(const EventPair&) = delete;
-  EventPair& operator=(const EventPair&) = delete;
-  void start(cudaStream_t s);
-  void stop(cudaStream_t s);
-  float elapsed_ms();  // synchronizes on the stop event
-
- private:
-  cudaEvent_t a_ = nullptr, b_ = nullptr;
-};
-
-// Keeps the stream busy for about `us` microseconds (so the next launches queue up behind it).
-void launch_delay(double us, cudaStream_t s);
-
 struct Measurement {
-  std::optional<TimeStats> pure;
-  std::optional<TimeStats> real;
-  std::optional<TimeStats> graph;
+  std::optional<TimeStats> pure, real, graph;
+  int graph_launches = 0;          // launches per replay (graph mode)
+  std::string graph_error;         // why `graph` is absent although asked for (the capture failed)
+  std::vector<std::string> notes;  // handshake fallbacks, in words, for the report
 };
 
-// Warms up, then samples the implementations of one problem in the configured modes, interleaved
-// (one sample of each per round). One Measurement per launch, in order. Throws on a CUDA error.
-std::vector<Measurement> measure(const std::vector<Launch>& launches, const TimingConfig& cfg, TimingResources& r,
-                                 cudaStream_t s);
+// Warms up, then samples the implementations of one problem in the configured modes, interleaved.
+// One Measurement per launch, in order; the first launch is the one the others' ratios are checked
+// against (the framework). `names` (optional) name the implementations in stop reasons. Every launch
+// must queue its work on `s`; graph mode needs a created stream (not the legacy default stream).
+// Throws CudaError on a CUDA error, std::invalid_argument for graph mode on the legacy stream.
+std::vector<Measurement> measure(const std::vector<Launch>& launches, const TimingConfig& cfg, TimingResources& res,
+                                 cudaStream_t s, const std::vector<std::string>& names = {});
+
+// For ncu / nsys: one launch of each implementation between cudaProfilerStart and cudaProfilerStop,
+// each inside an NVTX range named names[i] (e.g. "element/add/fp32/4096x4096/framework"), each
+// followed by a stream synchronize, so `ncu --profile-from-start off` captures exactly these kernels.
+// No flush and no handshake: ncu flushes caches itself (--cache-control all) and serializes launches.
 void profile_once(const std::vector<Launch>& launches, const std::vector<std::string>& names, cudaStream_t s);
 
 }  // namespace opbench

@@ -1,0 +1,38 @@
+// A cold L2 that is clean. Writing a buffer of twice the L2 size (what the flush did before) evicts the
+// inputs but leaves L2 full of dirty lines: the timed kernel then pays their write-back. Measured on the
+// H100 (issue 9): LibTorch's add 4096^2 fp32 took 71.9 us after a write-only flush, 63.6 us after a
+// flush that also reads the buffer, 62-64 us by ncu's gpu__time_duration. So the flush writes the
+// buffer, then reads all of it: L2 ends holding only clean lines of the flush buffer, and the timed
+// kernel starts with nothing of its own in L2 and nothing to write back.
+//
+// The read is a sweep kernel with 16-byte loads and the default (evict-normal) cache policy; a
+// streaming (evict-first) load would leave the old lines in place. The same sweep, over a buffer of at
+// least 8x L2, is the measured read roof (device_info.cpp).
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+
+#include "src/core/device_buffer.hpp"
+
+namespace opbench {
+
+// Reads [p, p + bytes) (bytes a multiple of 16, p 16-byte aligned) on `s`. Nothing is written unless
+// the data's checksum matches a value it cannot be known not to match, so the loads stay and no dirty
+// line is left behind; `sink` must hold read_sweep_sink_bytes(sm_count).
+void launch_read_sweep(const void* p, std::size_t bytes, void* sink, int sm_count, cudaStream_t s);
+std::size_t read_sweep_sink_bytes(int sm_count);
+
+class L2Flusher {
+ public:
+  L2Flusher(std::size_t l2_bytes, int sm_count);  // a buffer of 2 x l2_bytes
+  void flush(cudaStream_t s);                     // write, then read, the whole buffer
+  std::size_t bytes() const { return buf_.bytes(); }
+
+ private:
+  DeviceBuffer buf_, sink_;
+  int sm_count_ = 0;
+  int value_ = 0;
+};
+
+}  // namespace opbench

@@ -1,0 +1,94 @@
+#include "src/timing/sampler.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <fmt/format.h>
+
+#include "src/core/cuda_check.hpp"
+#include "src/timing/blocking_kernel.hpp"
+#include "src/timing/clock_probe.hpp"
+#include "src/timing/l2_flush.hpp"
+#include "src/timing/resources.hpp"
+
+namespace opbench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+}  // namespace
+
+double Sampler::prime(const Launch& launch) {
+  OPBENCH_CUDA_CHECK(cudaStreamSynchronize(s_));
+  const auto t0 = Clock::now();
+  launch(s_);
+  const double enqueue_ms = ms_since(t0);
+  OPBENCH_CUDA_CHECK(cudaStreamSynchronize(s_));
+  return enqueue_ms;
+}
+
+Sample Sampler::device(const Launch& run, LaunchState& st) {
+  StreamBlocker& blocker = r_.blocker();
+  const bool hold = st.handshake != Handshake::none;
+  if (hold) blocker.block(s_, st.handshake == Handshake::blocking ? kHandshakeTimeoutMs : st.delay_ms);
+  ReleaseGuard guard(hold ? &blocker : nullptr, s_);
+  r_.clock().start(s_);
+  if (l2_cold_) r_.flusher().flush(s_);
+  r_.events().start(s_);
+  const auto t0 = Clock::now();
+  run(s_);
+  const double enqueue_ms = ms_since(t0);
+  r_.events().stop(s_);
+  r_.clock().stop(s_);
+  guard.release();
+  OPBENCH_CUDA_CHECK(cudaStreamSynchronize(s_));
+  Sample out{true, r_.events().elapsed_ms(), r_.clock().mhz()};
+  if (hold && blocker.timed_out()) {
+    out.kept = false;
+    on_late(st, enqueue_ms);
+  } else {
+    st.late_in_a_row = 0;
+  }
+  return out;
+}
+
+void Sampler::on_late(LaunchState& st, double enqueue_ms) {
+  if (st.handshake == Handshake::blocking) {
+    // A launch that returned only after the timeout waited for the held stream: it synchronizes
+    // inside. Otherwise the host was merely slow to queue this one sample, which is dropped.
+    if (enqueue_ms >= kHandshakeTimeoutMs / 2) {
+      st.handshake = Handshake::delay;
+      st.delay_ms = std::clamp(2 * st.enqueue_ms + 0.05, 0.05, kMaxDelayMs);
+      st.notes.push_back(fmt::format("synchronizes inside its launch: timed behind a {:.2f} ms delay kernel "
+                                     "instead of the handshake",
+                                     st.delay_ms));
+    }
+    return;
+  }
+  if (++st.late_in_a_row >= kLateLimit) {
+    st.handshake = Handshake::none;
+    st.notes.push_back("synchronizes on every call: no handshake can hold its stream, so its device time "
+                       "includes the host time after that synchronization");
+  } else {
+    st.delay_ms = std::min(2 * st.delay_ms, kMaxDelayMs);
+  }
+}
+
+Sample Sampler::host(const Launch& launch) {
+  r_.clock().start(s_);
+  if (l2_cold_) r_.flusher().flush(s_);
+  OPBENCH_CUDA_CHECK(cudaStreamSynchronize(s_));
+  const auto t0 = Clock::now();
+  launch(s_);
+  OPBENCH_CUDA_CHECK(cudaStreamSynchronize(s_));
+  const double ms = ms_since(t0);
+  r_.clock().stop(s_);
+  OPBENCH_CUDA_CHECK(cudaStreamSynchronize(s_));
+  return {true, ms, r_.clock().mhz()};
+}
+
+}  // namespace opbench

@@ -1,0 +1,186 @@
+// The timing core on a GPU: the handshake keeps a slow-to-queue launch's host time out of its device
+// time; a launch that synchronizes is detected (no deadlock) and said so; graph capture works and its
+// failure is reported per implementation; the clock probe reads a plausible SM clock; the clean flush
+// leaves L2 without the timed buffer and without dirty lines; the roofs are below the theoretical peak.
+// Figures here are sanity bounds, not speed targets. Skipped, with the reason, without a CUDA GPU.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "src/core/cuda_check.hpp"
+#include "src/core/device_buffer.hpp"
+#include "src/core/device_info.hpp"
+#include "src/model/stats.hpp"
+#include "src/timing/clock_probe.hpp"
+#include "src/timing/l2_flush.hpp"
+#include "src/timing/timer.hpp"
+
+using namespace opbench;
+
+namespace {
+
+class Timing : public testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (cuda_device_count(&why) == 0) GTEST_SKIP() << "no CUDA GPU (" << why << "): GPU tests skipped";
+    if (!res_) res_ = new TimingResources();  // once for the suite, as a session does
+    OPBENCH_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking));
+    buf_ = DeviceBuffer(kTinyBytes);
+    sink_ = DeviceBuffer(read_sweep_sink_bytes(res_->sm_count()));
+    OPBENCH_CUDA_CHECK(cudaMemset(buf_.get(), 1, kTinyBytes));
+  }
+  void TearDown() override {
+    if (s_) OPBENCH_CUDA_CHECK_NOTHROW(cudaStreamDestroy(s_));
+  }
+  static void TearDownTestSuite() {
+    delete res_;
+    res_ = nullptr;
+  }
+
+  // A tiny kernel: a read sweep over 1 MiB (a few microseconds).
+  void tiny(cudaStream_t s) { launch_read_sweep(buf_.get(), kTinyBytes, sink_.get(), res_->sm_count(), s); }
+
+  static TimingConfig quick() {
+    TimingConfig c;
+    c.warmup_ms = 5;
+    c.max_samples = 200;
+    c.timeout_ms = 800;
+    return c;
+  }
+
+  static constexpr std::size_t kTinyBytes = std::size_t(1) << 20;
+  static TimingResources* res_;
+  cudaStream_t s_ = nullptr;
+  DeviceBuffer buf_, sink_;
+};
+
+TimingResources* Timing::res_ = nullptr;
+
+bool any_note_has(const Measurement& m, const std::string& text) {
+  for (const std::string& n : m.notes)
+    if (n.find(text) != std::string::npos) return true;
+  return false;
+}
+
+TEST_F(Timing, HandshakeKeepsSlowEnqueueOutOfPureTime) {
+  // 2 ms of host work before the kernel is queued (a LibTorch call that allocates, say): the pure
+  // time must be the kernel's, far below 2 ms; the real time must include the 2 ms.
+  Launch slow = [this](cudaStream_t s) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    tiny(s);
+  };
+  TimingConfig c = quick();
+  c.real = true;
+  c.max_samples = 40;
+  const std::vector<Measurement> m = measure({slow}, c, *res_, s_);
+  ASSERT_TRUE(m[0].pure);
+  ASSERT_TRUE(m[0].real);
+  EXPECT_LT(m[0].pure->median_ms, 0.2) << m[0].pure->stop_reason;
+  EXPECT_GE(m[0].real->median_ms, 2.0);
+  EXPECT_TRUE(m[0].notes.empty()) << m[0].notes.front();
+}
+
+TEST_F(Timing, LaunchThatSynchronizesIsDetectedNotDeadlocked) {
+  Launch syncing = [this](cudaStream_t s) {
+    OPBENCH_CUDA_CHECK(cudaStreamSynchronize(s));
+    tiny(s);
+  };
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::vector<Measurement> m = measure({syncing}, quick(), *res_, s_);
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(wall_s, 5.0);  // one handshake timeout (0.1 s), not one per sample
+  ASSERT_TRUE(m[0].pure);
+  EXPECT_TRUE(any_note_has(m[0], "synchronizes inside its launch"));
+  EXPECT_TRUE(any_note_has(m[0], "synchronizes on every call"));
+  EXPECT_FALSE(m[0].pure->reliable);
+  EXPECT_NE(m[0].pure->stop_reason.find("includes host time"), std::string::npos) << m[0].pure->stop_reason;
+}
+
+TEST_F(Timing, GraphModeTimesPerLaunchAndReportsCaptureFailures) {
+  Launch plain = [this](cudaStream_t s) { tiny(s); };
+  Launch uncapturable = [this](cudaStream_t s) {
+    OPBENCH_CUDA_CHECK(cudaStreamSynchronize(s));  // not allowed while capturing
+    tiny(s);
+  };
+  TimingConfig c = quick();
+  c.pure = true;
+  c.graph = true;
+  const std::vector<Measurement> m = measure({plain, uncapturable}, c, *res_, s_, {"plain", "uncapturable"});
+  ASSERT_TRUE(m[0].graph) << m[0].graph_error;
+  EXPECT_GE(m[0].graph_launches, 10);
+  EXPECT_LE(m[0].graph_launches, 1000);
+  EXPECT_GT(m[0].graph->median_ms, 0);
+  // Back to back from a warm L2, without an event pair per launch: not slower than one cold launch.
+  EXPECT_LT(m[0].graph->median_ms, m[0].pure->median_ms * 1.05);
+  EXPECT_FALSE(m[1].graph);
+  EXPECT_NE(m[1].graph_error.find("cannot be captured"), std::string::npos) << m[1].graph_error;
+  // The stream is usable again after the failed capture.
+  tiny(s_);
+  OPBENCH_CUDA_CHECK(cudaStreamSynchronize(s_));
+}
+
+TEST_F(Timing, EverySampleHasAPlausibleSmClock) {
+  const std::vector<Measurement> m = measure({[this](cudaStream_t s) { tiny(s); }}, quick(), *res_, s_);
+  ASSERT_TRUE(m[0].pure);
+  const double max_mhz = res_->max_clock_mhz();
+  EXPECT_GT(m[0].pure->sm_clock_mhz, 0.25 * max_mhz);
+  EXPECT_LT(m[0].pure->sm_clock_mhz, 1.1 * max_mhz);
+  EXPECT_GT(res_->clock().timer_step_ns(), 0);
+  std::printf("SM clock %.0f MHz (max %.0f), %%globaltimer step %.0f ns, %d samples, %s\n", m[0].pure->sm_clock_mhz,
+              max_mhz, res_->clock().timer_step_ns(), m[0].pure->samples, m[0].pure->stop_reason.c_str());
+}
+
+TEST_F(Timing, CleanFlushLeavesNoInputsAndNoDirtyLines) {
+  // A read of a quarter of L2, timed after: nothing (warm), the clean flush (write + read), and a
+  // write-only flush (memset of the same size, what the flush used to be). Warm must be fastest
+  // (the flush evicts), and clean faster than dirty (no write-back during the timed read).
+  const std::size_t l2 = res_->l2_bytes();
+  const std::size_t bytes = l2 / 4 / 16 * 16;
+  DeviceBuffer data(bytes), dirty(2 * l2);
+  OPBENCH_CUDA_CHECK(cudaMemset(data.get(), 1, bytes));
+  L2Flusher& clean = res_->flusher();
+  EventPair ev;
+  std::vector<double> warm, after_clean, after_dirty;
+  for (int i = 0; i < 60; ++i) {
+    for (int mode = 0; mode < 3; ++mode) {
+      if (mode == 1) clean.flush(s_);
+      if (mode == 2) OPBENCH_CUDA_CHECK(cudaMemsetAsync(dirty.get(), i & 0x7f, dirty.bytes(), s_));
+      if (mode == 0) launch_read_sweep(data.get(), bytes, sink_.get(), res_->sm_count(), s_);  // bring it in
+      ev.start(s_);
+      launch_read_sweep(data.get(), bytes, sink_.get(), res_->sm_count(), s_);
+      ev.stop(s_);
+      OPBENCH_CUDA_CHECK(cudaStreamSynchronize(s_));
+      (mode == 0 ? warm : mode == 1 ? after_clean : after_dirty).push_back(ev.elapsed_ms());
+    }
+  }
+  const double w = median_of(warm), c = median_of(after_clean), d = median_of(after_dirty);
+  std::printf("read of %.1f MiB: warm %.4f ms, after clean flush %.4f ms, after write-only flush %.4f ms\n",
+              bytes / 1048576.0, w, c, d);
+  EXPECT_LT(w, c);
+  EXPECT_LT(c, d);
+}
+
+TEST_F(Timing, RoofsAreBelowTheTheoreticalPeak) {
+  const DeviceInfo d = query_device();
+  const double copy = measure_copy_gbps(*res_, s_), read = measure_read_gbps(*res_, s_);
+  std::printf("theoretical %.0f GB/s, copy %.0f GB/s, read %.0f GB/s\n", d.theoretical_gbps, copy, read);
+  EXPECT_GT(copy, 0.3 * d.theoretical_gbps);
+  EXPECT_GT(read, 0.3 * d.theoretical_gbps);
+  EXPECT_LT(copy, 1.02 * d.theoretical_gbps);
+  EXPECT_LT(read, 1.02 * d.theoretical_gbps);
+}
+
+TEST_F(Timing, ProfileOnceRunsEachLaunchOnce) {
+  int calls = 0;
+  Launch counted = [&](cudaStream_t s) {
+    ++calls;
+    tiny(s);
+  };
+  profile_once({counted, counted}, {"test/tiny/a", "test/tiny/b"}, s_);
+  EXPECT_EQ(calls, 2);
+  EXPECT_THROW(profile_once({counted}, {}, s_), std::invalid_argument);
+}
+
+}  // namespace
