@@ -60,11 +60,14 @@ def bytes_label(x, _pos=None):
 
 
 def speedup_ticks(low, high, goal):
-    """Powers of two; over a narrow span also 0.75x, 1.5x, 3x and the goal, which would crowd a wide one."""
+    """Powers of two; over a narrower span also 0.75x, 1.5x, 3x and the goal, and tenths over a span
+    under 2x: as many as read well on a log axis."""
     ticks = [2.0 ** k for k in range(-6, 7)]
     if high / low < 8:
         ticks += [0.75, 1.5, 3, goal]
-    return sorted(t for t in set(ticks) if low <= t <= high)
+    if high / low < 2:
+        ticks += [k / 10 for k in range(1, 40)]
+    return sorted(t for t in set(round(t, 6) for t in ticks) if low <= t <= high)
 
 
 def legend_below(fig, handles, ncol=4, suptitle=False):

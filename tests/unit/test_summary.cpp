@@ -37,6 +37,19 @@ ImplResult timed(ImplKind k, double ms) {
   return r;
 }
 
+// An implementation that produced no timing: failed or not supported, with its message.
+ImplResult untimed(ImplKind k, Status st, const std::string& message) {
+  ImplResult r;
+  r.impl = k, r.status = st, r.message = message;
+  return r;
+}
+
+RunContext h100_context() {
+  RunContext c;
+  c.device = h100();
+  return c;
+}
+
 // A correct problem timed by both the framework and LibTorch.
 ProblemResult problem(const std::string& op, Category c, SizeClass sc, double torch_ms, double fw_ms,
                       double bytes = 1e6, Shape shape = {1024, 1024}, DType t = DType::f32) {
@@ -127,7 +140,7 @@ TEST(Rows, UntimedFiguresAreAbsent) {
 TEST(Rows, NoSpeedupAgainstAnIncorrectLibTorch) {
   ProblemResult p = problem("softmax", Category::reduction, SizeClass::large, 1.0, 0.5);
   p.impls[1].verify.checked = true, p.impls[1].verify.correct = false;  // status ok, oracle disagrees
-  const ProblemRow row = build_row(RunContext{h100()}, p);
+  const ProblemRow row = build_row(h100_context(), p);
   EXPECT_EQ(row.torch()->verdict, Status::incorrect);
   EXPECT_EQ(row.verdict, Status::ok);  // the framework's own verdict is untouched
   EXPECT_FALSE(row.framework()->speedup);
@@ -139,12 +152,12 @@ TEST(Rows, NoSpeedupAgainstAnIncorrectLibTorch) {
 TEST(Rows, VendorShareAndVerdict) {
   ProblemResult p = problem("layer_norm", Category::norm, SizeClass::large, 1.0, 0.8);
   p.impls.push_back(timed(ImplKind::cudnn, 0.6));
-  EXPECT_DOUBLE_EQ(*build_row(RunContext{h100()}, p).pct_of_vendor, 75);
+  EXPECT_DOUBLE_EQ(*build_row(h100_context(), p).pct_of_vendor, 75);
   EXPECT_DOUBLE_EQ(*row_of(p, ImplKind::cudnn).speedup, 1.0 / 0.6);
   EXPECT_FALSE(row_of(p, ImplKind::cudnn).grade);  // only the framework is graded
   p.impls[2].status = Status::not_supported;
   p.impls[2].pure.reset();
-  EXPECT_FALSE(build_row(RunContext{h100()}, p).pct_of_vendor);
+  EXPECT_FALSE(build_row(h100_context(), p).pct_of_vendor);
 }
 
 TEST(Roofline, DatasheetPeaks) {
@@ -246,7 +259,7 @@ TEST(Summary, CountsAndGeomean) {
   incorrect.impls[0].status = Status::incorrect;
   incorrect.impls[0].verify.correct = false;
   ProblemResult failed = problem("sum", Category::reduction, SizeClass::medium, 1, 1);
-  failed.impls[0] = ImplResult{ImplKind::framework, Status::failed, "launch failed", {}, {}, {}, 0};
+  failed.impls[0] = untimed(ImplKind::framework, Status::failed, "launch failed");
   ProblemResult unsupported = failed;
   unsupported.op = "mean";
   unsupported.impls[0].status = Status::not_supported;
@@ -409,7 +422,7 @@ TEST(Recommendations, IncorrectFailedUnreliable) {
   bad.impls[0].verify.max_abs_err = 0.03125;
   bad.impls[0].verify.first_mismatch = "index 17: got 1.5, expected 1.25";
   ProblemResult failed = problem("sum", Category::reduction, SizeClass::medium, 1.0, 1.0, 1.8e9);
-  failed.impls[0] = ImplResult{ImplKind::framework, Status::failed, "too many resources requested", {}, {}, {}, 0};
+  failed.impls[0] = untimed(ImplKind::framework, Status::failed, "too many resources requested");
   ProblemResult noisy = problem("relu", Category::activation, SizeClass::large, 1.0, 1.0, 1.8e9);
   noisy.impls[1].pure = stats(1.0, false);
   const Summary s = summary_of(run({bad, failed, noisy}));
@@ -429,9 +442,9 @@ TEST(Recommendations, IncorrectFailedUnreliable) {
 TEST(Verdicts, ReferenceFailuresAreCountedListedAndNotTheFrameworks) {
   // The H100 case of issue 8: cuDNN fails on 1x1 while the framework is correct.
   ProblemResult sum = problem("sum_last", Category::reduction, SizeClass::custom, 1.0, 1.0, 1.8e9, {1, 1});
-  sum.impls.push_back(ImplResult{ImplKind::cudnn, Status::failed, "CUDNN_STATUS_EXECUTION_FAILED", {}, {}, {}, 0});
+  sum.impls.push_back(untimed(ImplKind::cudnn, Status::failed, "CUDNN_STATUS_EXECUTION_FAILED"));
   ProblemResult ln = problem("layer_norm", Category::norm, SizeClass::large, 1.0, 1.0, 1.8e9);
-  ln.impls.push_back(ImplResult{ImplKind::cudnn, Status::not_supported, "cuDNN takes no bf16 here", {}, {}, {}, 0});
+  ln.impls.push_back(untimed(ImplKind::cudnn, Status::not_supported, "cuDNN takes no bf16 here"));
   ProblemResult sm = problem("softmax", Category::reduction, SizeClass::large, 1.0, 1.0, 1.8e9);
   sm.impls[1].verify.checked = true, sm.impls[1].verify.correct = false, sm.impls[1].verify.mismatches = 3;
   sm.impls[1].verify.first_mismatch = "element 5: LibTorch 0.5, fp64 oracle 0.25";
@@ -461,19 +474,19 @@ TEST(Verdicts, ReferenceFailuresAreCountedListedAndNotTheFrameworks) {
 TEST(Verdicts, HasFailuresAgreesWithTheCounts) {
   EXPECT_FALSE(has_failures(summary_of(run({problem("add", Category::element, SizeClass::large, 1, 1)}))));
   ProblemResult unsupported = problem("add", Category::element, SizeClass::large, 1, 1);
-  unsupported.impls.push_back(ImplResult{ImplKind::cudnn, Status::not_supported, "", {}, {}, {}, 0});
+  unsupported.impls.push_back(untimed(ImplKind::cudnn, Status::not_supported, ""));
   EXPECT_FALSE(has_failures(summary_of(run({unsupported}))));  // a library refusing a shape is no failure
   ProblemResult fw_unsupported = problem("add", Category::element, SizeClass::large, 1, 1);
-  fw_unsupported.impls[0] = ImplResult{ImplKind::framework, Status::not_supported, "", {}, {}, {}, 0};
+  fw_unsupported.impls[0] = untimed(ImplKind::framework, Status::not_supported, "");
   EXPECT_FALSE(has_failures(summary_of(run({fw_unsupported}))));
   ProblemResult wrong = problem("add", Category::element, SizeClass::large, 1, 1);
   wrong.impls[0].verify.correct = false;
   EXPECT_TRUE(has_failures(summary_of(run({wrong}))));
   ProblemResult failed = problem("add", Category::element, SizeClass::large, 1, 1);
-  failed.impls[0] = ImplResult{ImplKind::framework, Status::failed, "oom", {}, {}, {}, 0};
+  failed.impls[0] = untimed(ImplKind::framework, Status::failed, "oom");
   EXPECT_TRUE(has_failures(summary_of(run({failed}))));
   ProblemResult torch_failed = problem("add", Category::element, SizeClass::large, 1, 1);
-  torch_failed.impls[1] = ImplResult{ImplKind::torch, Status::failed, "oom", {}, {}, {}, 0};
+  torch_failed.impls[1] = untimed(ImplKind::torch, Status::failed, "oom");
   EXPECT_TRUE(has_failures(summary_of(run({torch_failed}))));
   ProblemResult no_framework = problem("add", Category::element, SizeClass::large, 1, 1);
   no_framework.impls.erase(no_framework.impls.begin());

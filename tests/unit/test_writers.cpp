@@ -114,9 +114,8 @@ RunResults small_run() {
 
   ProblemResult sum = problem("sum | rows", Category::reduction, {8192, 8192}, SizeClass::very_large, DType::f32,
                               8192.0 * 8192 * 4, 8192.0 * 4, 0.0952, 0);
-  sum.impls[0] = ImplResult{ImplKind::framework, Status::failed, "kernel launch: too many resources requested",
-                            {}, {}, {}, 0};
-  sum.impls[0].verify = {};
+  sum.impls[0] = ImplResult{};
+  sum.impls[0].status = Status::failed, sum.impls[0].message = "kernel launch: too many resources requested";
   r.problems.push_back(sum);
 
   ProblemResult mm = problem("matmul", Category::matmul, {4096, 4096, 4096}, SizeClass::large, DType::f16,
@@ -129,7 +128,8 @@ RunResults small_run() {
 
   ProblemResult tiny = problem("sum_last", Category::reduction, {1, 1}, SizeClass::custom, DType::f32, 8, 4,
                                0.00391, 0.00352);
-  ImplResult cudnn{ImplKind::cudnn, Status::failed, "CUDNN_STATUS_EXECUTION_FAILED", {}, {}, {}, 0};
+  ImplResult cudnn;
+  cudnn.impl = ImplKind::cudnn, cudnn.status = Status::failed, cudnn.message = "CUDNN_STATUS_EXECUTION_FAILED";
   tiny.impls.push_back(cudnn);
   r.problems.push_back(tiny);
 
@@ -429,5 +429,7 @@ TEST(ReportFiles, CheckWritableBeforeARun) {
   EXPECT_THROW(check_writable((file / "reports").string()), ReportWriteError);
   EXPECT_THROW(check_writable(file.string()), ReportWriteError);
   // A pseudo file system refuses new entries whatever the permission bits say (and root passes those).
-  if (fs::is_directory("/proc/self")) EXPECT_THROW(check_writable("/proc/opbench-no/reports"), ReportWriteError);
+  if (fs::is_directory("/proc/self")) {
+    EXPECT_THROW(check_writable("/proc/opbench-no/reports"), ReportWriteError);
+  }
 }
