@@ -29,6 +29,23 @@ std::string fmt_pct(std::optional<double> p) { return p ? fmt_pct(*p) : kDash; }
 std::string fmt_gbps(std::optional<double> g) { return g ? fmt_gbps(*g) : kDash; }
 std::string fmt_tflops(std::optional<double> t) { return t ? fmt_tflops(*t) : kDash; }
 
+std::string fmt_intensity(double i) {
+  // Intensities span 0.1 to 1000s of FLOP/B; three significant digits or so everywhere.
+  const double a = std::fabs(i);
+  return fmt::format("{:.{}f}", i, a < 10 ? 2 : a < 100 ? 1 : 0);
+}
+std::string fmt_intensity(std::optional<double> i) { return i ? fmt_intensity(*i) : kDash; }
+
+const char* impl_label(ImplKind k) {
+  switch (k) {
+    case ImplKind::framework: return "framework";
+    case ImplKind::torch: return "LibTorch";
+    case ImplKind::cudnn: return "cuDNN";
+    case ImplKind::cublas: return "cuBLAS";
+  }
+  return "?";
+}
+
 std::string arch_str(const DeviceInfo& d) { return fmt::format("sm_{}{}", d.compute_major, d.compute_minor); }
 std::string onoff(bool b) { return b ? "on" : "off"; }
 

@@ -24,7 +24,12 @@ std::string fmt_pct(std::optional<double> p);
 std::string fmt_gbps(std::optional<double> g);
 std::string fmt_tflops(std::optional<double> t);
 
+std::string fmt_intensity(double flop_per_byte); // "0.25", "170.7", "2731"
+std::string fmt_intensity(std::optional<double> i);
+
 std::string arch_str(const DeviceInfo& d);       // "sm_90"
+// How reports name an implementation: "framework", "LibTorch", "cuDNN", "cuBLAS".
+const char* impl_label(ImplKind k);
 std::string onoff(bool b);                       // "on" / "off"
 // "add 4096x4096 fp16": how recommendations and the console name one problem.
 std::string problem_label(const ProblemResult& p);

@@ -1,10 +1,9 @@
 #include "reports/json_writer.hpp"
 
 #include <cmath>
-#include <map>
-#include <stdexcept>
+#include <set>
 
-#include "reports/metrics.hpp"
+#include "reports/format.hpp"
 
 namespace opbench::reports {
 namespace {
@@ -40,16 +39,11 @@ json stats_json(const TimeStats& t) {
           {"samples_ms", samples_json(t.samples_ms)}};
 }
 
-TimeStats stats_from(const json& j) {
-  TimeStats t;
-  t.median_ms = j.at("median"), t.min_ms = j.at("min"), t.max_ms = j.at("max"), t.mean_ms = j.at("mean");
-  t.q1_ms = j.at("q1"), t.q3_ms = j.at("q3");
-  t.stddev_ms = j.at("stddev"), t.cv = j.at("cv"), t.samples = j.at("samples"), t.outliers = j.at("outliers");
-  t.throttled_samples = j.at("throttled_samples"), t.sm_clock_mhz = j.at("sm_clock_mhz");
-  t.stop_reason = j.at("stop_reason"), t.remeasured = j.at("remeasured");
-  t.reliable = j.at("reliable");
-  t.samples_ms = j.at("samples_ms").get<std::vector<double>>();
-  return t;
+json gemm_json(const std::vector<GemmRoof>& roofs) {
+  json a = json::array();
+  for (const GemmRoof& g : roofs)
+    a.push_back({{"dtype", dtype_name(g.dtype)}, {"tf32", g.tf32}, {"tflops", g.tflops}, {"how", g.how}});
+  return a;
 }
 
 json device_json(const DeviceInfo& d) {
@@ -71,21 +65,8 @@ json device_json(const DeviceInfo& d) {
           {"runtime_version", d.runtime_version},
           {"cublas_version", d.cublas_version},
           {"cudnn_version", d.cudnn_version},
-          {"torch_version", d.torch_version}};
-}
-
-DeviceInfo device_from(const json& j) {
-  DeviceInfo d;
-  d.name = j.at("name"), d.device = j.at("device");
-  d.compute_major = j.at("compute_major"), d.compute_minor = j.at("compute_minor");
-  d.sm_count = j.at("sm_count"), d.sm_clock_mhz = j.at("sm_clock_mhz"), d.mem_clock_mhz = j.at("mem_clock_mhz");
-  d.bus_width_bits = j.at("bus_width_bits"), d.l2_mb = j.at("l2_mb"), d.memory_gb = j.at("memory_gb");
-  d.theoretical_gbps = j.at("theoretical_gbps"), d.measured_copy_gbps = j.at("measured_copy_gbps");
-  d.measured_read_gbps = j.at("measured_read_gbps");
-  d.driver_version = j.at("driver_version"), d.runtime_version = j.at("runtime_version");
-  d.cublas_version = j.at("cublas_version"), d.cudnn_version = j.at("cudnn_version");
-  d.torch_version = j.at("torch_version");
-  return d;
+          {"torch_version", d.torch_version},
+          {"measured_gemm", gemm_json(d.measured_gemm)}};
 }
 
 json verification_json(const Verification& v) {
@@ -102,21 +83,52 @@ json verification_json(const Verification& v) {
           {"rtol", v.tolerance.rtol}};
 }
 
-Verification verification_from(const json& j) {
-  Verification v;
-  v.checked = j.at("checked"), v.correct = j.at("correct");
-  v.max_abs_err = j.at("max_abs_err"), v.max_rel_err = j.at("max_rel_err");
-  v.oracle_max_abs_err = j.at("oracle_max_abs_err"), v.oracle_max_rel_err = j.at("oracle_max_rel_err");
-  v.oracle_rel_l2_err = j.at("oracle_rel_l2_err"), v.mismatches = j.at("mismatches");
-  v.first_mismatch = j.at("first_mismatch");
-  v.tolerance = {j.at("atol").get<double>(), j.at("rtol").get<double>()};
-  return v;
+const char* basis_name(RoofBasis b) {
+  switch (b) {
+    case RoofBasis::measured: return "measured";
+    case RoofBasis::datasheet: return "datasheet";
+    case RoofBasis::none: return "none";
+  }
+  return "?";
 }
 
-json record(const RunContext& c, const ProblemResult& p, const ImplResult& r) {
-  const Metrics m = compute_metrics(c, p, r);
-  const bool framework = r.impl == ImplKind::framework;
-  const Status status = framework ? problem_status(p) : r.status;
+json positive_or_null(double v) { return v > 0 ? json(v) : json(nullptr); }
+
+// The roofs the rows are measured against, for readers and for the charts (roofline, bandwidth).
+json roofs_json(const Report& report) {
+  const RunContext& c = report.context();
+  const DeviceInfo& d = c.device;
+  std::set<int> dtypes;
+  for (const auto& p : report.rows.results->problems) dtypes.insert(int(p.dtype));
+  json compute = json::array();
+  for (int t : dtypes) {
+    const DType dt = DType(t);
+    const GemmRoof* g = measured_gemm(d, dt, c.tf32);
+    compute.push_back({{"dtype", dtype_name(dt)},
+                       {"tf32", dt == DType::f32 && c.tf32},
+                       {"datasheet_tflops", positive_or_null(peak_tflops(d, dt, c.tf32))},
+                       {"measured_tflops", g ? json(g->tflops) : json(nullptr)}});
+  }
+  return {{"memory",
+           {{"theoretical_gbps", positive_or_null(d.theoretical_gbps)},
+            {"copy_gbps", positive_or_null(d.measured_copy_gbps)},
+            {"read_gbps", positive_or_null(d.measured_read_gbps)}}},
+          {"compute", compute},
+          {"launch_floor_ms", kLaunchFloorMs}};
+}
+
+// The grade thresholds (grade.hpp), so that nothing reading the report keeps its own copy.
+json grades_json() {
+  json a = json::array();
+  for (Grade g : kAllGrades)
+    a.push_back({{"grade", grade_name(g)}, {"symbol", grade_symbol(g)}, {"min_speedup", grade_floor(g)}});
+  return a;
+}
+
+json record(const ProblemRow& row, const ImplRow& m) {
+  const ProblemResult& p = *row.problem;
+  const ImplResult& r = *m.result;
+  const Placement& pl = row.placement;
   json j = {{"operation", p.op},
             {"category", category_name(p.category)},
             {"implementation", impl_name(r.impl)},
@@ -124,7 +136,7 @@ json record(const RunContext& c, const ProblemResult& p, const ImplResult& r) {
             {"shape_str", shape_str(p.shape)},
             {"size_class", size_class_name(p.size_class)},
             {"dtype", dtype_name(p.dtype)},
-            {"status", status_name(r.status)},
+            {"status", status_name(m.verdict)},
             {"message", r.message},
             {"time_ms", m.timed() ? json(m.time_ms) : json(nullptr)},
             {"kernel", r.kernel},
@@ -139,38 +151,40 @@ json record(const RunContext& c, const ProblemResult& p, const ImplResult& r) {
   }
   j.update({{"memory_mb", r.memory_mb},
             {"inference_speed", opt(m.inference_speed)},
-            {"gpu_efficiency", opt(m.gpu_efficiency)},
-            {"copy_efficiency", opt(m.copy_efficiency)},
-            {"throughput_gbps", opt(m.throughput_gbps)},
+            {"gpu_efficiency", opt(m.pct_of_theoretical)},
+            {"copy_efficiency", opt(m.pct_of_copy)},
+            {"throughput_gbps", opt(m.gbps)},
             {"tflops", opt(m.tflops)},
             {"pct_of_peak", opt(m.pct_of_peak)},
+            {"arithmetic_intensity", opt(pl.intensity)},
+            {"bound", m.bound ? json(bound_name(*m.bound)) : json(nullptr)},
+            {"pct_of_roof", opt(m.pct_of_roof)},
+            {"memory_roof_gbps", positive_or_null(pl.memory.gbps)},
+            {"memory_roof_basis", basis_name(pl.memory.basis)},
+            {"compute_roof_tflops", positive_or_null(pl.compute.tflops)},
+            {"compute_roof_basis", basis_name(pl.compute.basis)},
             {"speedup", opt(m.speedup)},
+            {"no_speedup", m.no_speedup.empty() ? json(nullptr) : json(m.no_speedup)},
             {"grade", m.grade ? json(grade_symbol(*m.grade)) : json(nullptr)},
             {"grade_name", m.grade ? json(grade_name(*m.grade)) : json(nullptr)}});
   // Every implementation carries its own verdict against the fp64 oracle (the framework's also against
   // LibTorch in the same dtype).
   const Verification& v = r.verify;
-  j["correct"] = status == Status::ok;
+  const bool framework = r.impl == ImplKind::framework;
+  j["correct"] = m.verdict == Status::ok;
   j["max_abs_err"] = v.checked && framework ? json(v.max_abs_err) : json(nullptr);
   j["max_rel_err"] = v.checked && framework ? json(v.max_rel_err) : json(nullptr);
   j["oracle_max_abs_err"] = v.checked ? json(v.oracle_max_abs_err) : json(nullptr);
   j["oracle_rel_l2_err"] = v.checked ? json(v.oracle_rel_l2_err) : json(nullptr);
   j["verification"] = verification_json(v);
   j["bytes"] = p.bytes;
+  j["bytes_written"] = p.bytes_written;
   j["flops"] = p.flops;
   return j;
 }
 
-template <class E, class Name>
-E enum_from(const std::string& s, Name name, const std::vector<E>& values, const char* what) {
-  for (E v : values)
-    if (s == name(v)) return v;
-  throw std::runtime_error("report JSON: unknown " + std::string(what) + " '" + s + "'");
-}
-
-std::optional<TimeStats> stats_or_none(const json& rec, const char* key) {
-  if (!rec.contains(key) || rec.at(key).is_null()) return std::nullopt;
-  return stats_from(rec.at(key));
+json bounds_json(const BoundCounts& b) {
+  return {{"memory", b[int(Bound::memory)]}, {"compute", b[int(Bound::compute)]}, {"launch", b[int(Bound::launch)]}};
 }
 
 }  // namespace
@@ -178,7 +192,7 @@ std::optional<TimeStats> stats_or_none(const json& rec, const char* key) {
 json summary_to_json(const Summary& s) {
   auto grades = [](const GradeCounts& g) {
     json j = json::object();
-    for (int i = 0; i < 5; ++i) j[grade_name(Grade(i))] = g[i];
+    for (Grade x : kAllGrades) j[grade_name(x)] = g[int(x)];
     return j;
   };
   auto ranked = [](const std::vector<RankedRow>& rows) {
@@ -190,11 +204,12 @@ json summary_to_json(const Summary& s) {
                    {"grade", grade_symbol(r.grade)}});
     return a;
   };
-  json cats = json::array(), sizes = json::array(), recs = json::array();
+  json cats = json::array(), sizes = json::array(), recs = json::array(), refs = json::array();
   for (const auto& c : s.categories)
     cats.push_back({{"category", category_name(c.category)}, {"problems", c.problems}, {"compared", c.compared},
                     {"incorrect", c.incorrect}, {"failed", c.failed}, {"geomean_speedup", opt(c.geomean)},
                     {"min_speedup", opt(c.min_speedup)}, {"max_speedup", opt(c.max_speedup)},
+                    {"median_pct_of_roof", opt(c.median_pct_of_roof)}, {"bounds", bounds_json(c.bounds)},
                     {"grades", grades(c.grades)}});
   for (const auto& c : s.size_classes)
     sizes.push_back({{"size_class", size_class_name(c.size_class)}, {"problems", c.problems},
@@ -204,20 +219,36 @@ json summary_to_json(const Summary& s) {
                      {"avg_copy_efficiency", opt(c.avg_copy_efficiency)}});
   for (const auto& r : s.recommendations)
     recs.push_back({{"title", r.title}, {"detail", r.detail}, {"items", r.items}});
-  return {{"problems", s.problems},   {"correct", s.correct},
-          {"incorrect", s.incorrect}, {"failed", s.failed},
-          {"not_supported", s.not_supported}, {"compared", s.compared},
-          {"faster_than_torch", s.faster_than_torch}, {"geomean_speedup", opt(s.geomean_speedup)},
-          {"grades", grades(s.grades)}, {"categories", cats},
-          {"size_classes", sizes},    {"top", ranked(s.top)},
-          {"bottom", ranked(s.bottom)}, {"recommendations", recs}};
+  for (const auto& f : s.reference_failures)
+    refs.push_back({{"problem", f.problem}, {"implementation", impl_name(f.impl)}, {"status", status_name(f.status)},
+                    {"detail", f.detail}});
+  return {{"problems", s.problems},
+          {"correct", s.correct},
+          {"incorrect", s.incorrect},
+          {"failed", s.failed},
+          {"not_supported", s.not_supported},
+          {"reference_incorrect", s.reference_incorrect},
+          {"reference_failed", s.reference_failed},
+          {"reference_not_supported", s.reference_not_supported},
+          {"reference_failures", refs},
+          {"has_failures", has_failures(s)},
+          {"compared", s.compared},
+          {"faster_than_torch", s.faster_than_torch},
+          {"geomean_speedup", opt(s.geomean_speedup)},
+          {"grades", grades(s.grades)},
+          {"bounds", bounds_json(s.bounds)},
+          {"categories", cats},
+          {"size_classes", sizes},
+          {"top", ranked(s.top)},
+          {"bottom", ranked(s.bottom)},
+          {"recommendations", recs}};
 }
 
-json to_json(const RunResults& results) {
-  const RunContext& c = results.context;
+json to_json(const Report& report) {
+  const RunContext& c = report.context();
   json records = json::array();
-  for (const auto& p : results.problems)
-    for (const auto& r : p.impls) records.push_back(record(c, p, r));
+  for (const ProblemRow& row : report.rows.problems)
+    for (const ImplRow& m : row.impls) records.push_back(record(row, m));
   return {{"schema_version", kJsonSchemaVersion},
           {"context",
            {{"system", device_json(c.device)},
@@ -232,61 +263,13 @@ json to_json(const RunResults& results) {
             {"read_roof_gbps", c.device.measured_read_gbps},
             {"tf32", c.tf32},
             {"outlier_filter", c.outlier_filter},
-            {"measured_copy_gbps", c.device.measured_copy_gbps}}},
-          {"summary", summary_to_json(summarize(results))},
+            {"measured_copy_gbps", c.device.measured_copy_gbps},
+            {"roofs", roofs_json(report)},
+            {"grades", grades_json()}}},
+          {"summary", summary_to_json(report.summary)},
           {"results", records}};
 }
 
-RunResults from_json(const json& j) {
-  if (!j.is_object() || j.value("schema_version", 0) != kJsonSchemaVersion)
-    throw std::runtime_error("report JSON: not an opbench report of schema version " +
-                             std::to_string(kJsonSchemaVersion));
-  RunResults out;
-  const json& c = j.at("context");
-  out.context.device = device_from(c.at("system"));
-  out.context.command_line = c.at("command_line"), out.context.git_commit = c.at("git_commit");
-  out.context.timestamp = c.at("timestamp"), out.context.timing_mode = c.at("timing_mode");
-  out.context.l2_mode = c.at("l2_mode"), out.context.tf32 = c.at("tf32");
-  out.context.outlier_filter = c.at("outlier_filter");
-  out.context.l2_flush = c.at("l2_flush"), out.context.stopping = c.at("stopping");
-  out.context.repetitions = c.at("repetitions");
-
-  // Records of one problem share its id; they are regrouped in the order the problems first appear.
-  std::map<std::string, std::size_t> index;
-  std::vector<SizeClass> size_classes = all_size_classes();
-  size_classes.push_back(SizeClass::custom);
-  for (const json& rec : j.at("results")) {
-    ProblemResult p;
-    p.op = rec.at("operation");
-    p.category = Category{rec.at("category").get<std::string>()};
-    p.shape = rec.at("shape").get<Shape>();
-    p.size_class = enum_from(rec.at("size_class").get<std::string>(), size_class_name, size_classes, "size class");
-    const auto dt = parse_dtype(rec.at("dtype").get<std::string>());
-    if (!dt) throw std::runtime_error("report JSON: unknown dtype in a record of " + p.op);
-    p.dtype = *dt;
-    p.bytes = rec.at("bytes"), p.flops = rec.at("flops");
-
-    ImplResult r;
-    r.impl = enum_from(rec.at("implementation").get<std::string>(), impl_name,
-                       std::vector<ImplKind>{ImplKind::framework, ImplKind::torch, ImplKind::cudnn, ImplKind::cublas},
-                       "implementation");
-    r.message = rec.at("message");
-    r.pure = stats_or_none(rec, "time_stats");
-    r.real = stats_or_none(rec, "real_time_stats");
-    r.graph = stats_or_none(rec, "graph_time_stats");
-    r.kernel = rec.at("kernel");
-    r.memory_mb = rec.at("memory_mb");
-    r.verify = verification_from(rec.at("verification"));
-    r.status = enum_from(rec.at("status").get<std::string>(), status_name,
-                         std::vector<Status>{Status::ok, Status::incorrect, Status::failed, Status::not_supported},
-                         "status");
-
-    const auto [it, added] = index.emplace(p.id(), out.problems.size());
-    if (added) out.problems.push_back(p);
-    ProblemResult& target = out.problems[it->second];
-    target.impls.push_back(std::move(r));
-  }
-  return out;
-}
+json to_json(const RunResults& results) { return to_json(build_report(results)); }
 
 }  // namespace opbench::reports

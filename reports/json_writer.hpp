@@ -10,8 +10,14 @@
 
 namespace opbench::reports {
 
-inline constexpr int kJsonSchemaVersion = 2;  // 2: per-implementation verification, time_stats quartiles, samples, clocks
+// 2: per-implementation verification, time_stats quartiles, samples, clocks.
+// 3: roofs (context.roofs, system.measured_gemm), per record bound / arithmetic_intensity / pct_of_roof /
+//    bytes_written / no_speedup, "status" is the verdict, grades only on framework records, the grade
+//    thresholds (context.grades), reference failures and has_failures in the summary.
+inline constexpr int kJsonSchemaVersion = 3;
 
+nlohmann::json to_json(const Report& report);
+// For callers that hold only the results (the report is built for this call).
 nlohmann::json to_json(const RunResults& results);
 nlohmann::json summary_to_json(const Summary& s);
 

@@ -3,23 +3,34 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "reports/format.hpp"
-#include "reports/metrics.hpp"
-#include "reports/summary.hpp"
+#include "reports/rows.hpp"
 
 namespace opbench::reports {
 namespace {
 
 constexpr const char* kNone = "-";  // ASCII, so that padding counts it as one column
 
-std::string ms_or_none(const ImplResult* r) {
+std::string ms_or_none(const ImplRow* r) {
   if (!r) return kNone;
-  if (r->status == Status::failed || r->status == Status::not_supported) return status_name(r->status);
-  return r->time_ms() > 0 ? fmt_ms(r->time_ms()) : kNone;
+  if (!r->timed()) return r->verdict == Status::ok ? kNone : status_name(r->verdict);
+  return fmt_ms(r->time_ms);
 }
 
 std::string ascii(const std::string& s) { return s == kDash ? kNone : s; }
+
+// Every LibTorch or vendor verdict that is not ok, so that a failed reference is seen as it happens.
+std::string reference_verdicts(const ProblemRow& row) {
+  std::string s;
+  for (const ImplRow& m : row.impls) {
+    if (m.impl == ImplKind::framework || m.verdict == Status::ok) continue;
+    const std::string detail = verdict_detail(*m.result);
+    s += fmt::format("  ({} {}{}{})", impl_label(m.impl), status_name(m.verdict), detail.empty() ? "" : ": ", detail);
+  }
+  return s;
+}
 
 }  // namespace
 
@@ -35,8 +46,10 @@ bool LiveReporter::ReportContext(const Context&) {
   const DeviceInfo& d = c.device;
   out_ << fmt::format("Device:   {} (device {}, {}), {} SMs @ {:.0f} MHz, L2 {:.1f} MB, {:.1f} GB\n", d.name,
                       d.device, arch_str(d), d.sm_count, d.sm_clock_mhz, d.l2_mb, d.memory_gb)
-       << fmt::format("Memory:   {}-bit @ {:.0f} MHz, theoretical {} GB/s (2 x clock x width), measured copy {} GB/s\n",
-                      d.bus_width_bits, d.mem_clock_mhz, fmt_gbps(d.theoretical_gbps), fmt_gbps(d.measured_copy_gbps))
+       << fmt::format("Memory:   {}-bit @ {:.0f} MHz, theoretical {} GB/s (2 x clock x width), measured copy {} GB/s, "
+                      "read {} GB/s\n",
+                      d.bus_width_bits, d.mem_clock_mhz, fmt_gbps(d.theoretical_gbps), fmt_gbps(d.measured_copy_gbps),
+                      d.measured_read_gbps > 0 ? fmt_gbps(d.measured_read_gbps) : kNone)
        << fmt::format("Software: driver {}, runtime {}, cuBLAS {}, cuDNN {}, LibTorch {}\n", d.driver_version,
                       d.runtime_version, d.cublas_version, d.cudnn_version, d.torch_version)
        << fmt::format("Timing:   {}, L2 {}, TF32 {}, outlier filter {}\n\n", c.timing_mode, c.l2_mode, onoff(c.tf32),
@@ -48,8 +61,9 @@ bool LiveReporter::ReportContext(const Context&) {
 }
 
 void LiveReporter::print_header() {
-  out_ << fmt::format("{:<{}} {:<16} {:<5} {:>11} {:>12} {:>16} {:>8} {:>9} {:>7}  {}\n", "op", op_width_, "shape",
-                      "dtype", "LibTorch ms", "framework ms", "vendor ms", "speedup", "GB/s", "% copy", "grade");
+  out_ << fmt::format("{:<{}} {:<16} {:<5} {:>11} {:>12} {:>16} {:>8} {:>9} {:<7} {:>7}  {}\n", "op", op_width_,
+                      "shape", "dtype", "LibTorch ms", "framework ms", "vendor ms", "speedup", "GB/s", "bound",
+                      "% roof", "grade");
 }
 
 void LiveReporter::ReportRuns(const std::vector<Run>& runs) {
@@ -67,48 +81,71 @@ void LiveReporter::ReportRuns(const std::vector<Run>& runs) {
 }
 
 void LiveReporter::print_problem(const ProblemResult& p) {
-  const ImplResult* fw = p.find(ImplKind::framework);
-  const ImplResult* torch = p.find(ImplKind::torch);
-  const ImplResult* vendor = vendor_row(p);
-  const Status status = problem_status(p);
+  const ProblemRow row = build_row(results_.context, p);
+  const ImplRow* fw = row.framework();
+  const ImplResult* fw_result = p.find(ImplKind::framework);
   std::string line = fmt::format("{:<{}} {:<16} {:<5} ", p.op, op_width_, shape_str(p.shape), dtype_name(p.dtype));
 
-  if (status == Status::failed || status == Status::not_supported) {
-    line += fmt::format("{}: {}", status == Status::failed ? "FAILED" : "NOT SUPPORTED",
-                        fw ? fw->message : "no framework result");
-  } else if (status == Status::incorrect) {
+  if (row.verdict == Status::failed || row.verdict == Status::not_supported) {
+    line += fmt::format("{}: {}", row.verdict == Status::failed ? "FAILED" : "NOT SUPPORTED",
+                        fw_result ? fw_result->message : "no framework result");
+  } else if (row.verdict == Status::incorrect) {
+    const Verification& v = p.framework_verify();
     line += "INCORRECT:";
-    if (p.framework_verify().checked)
-      line += fmt::format(" max abs err {} (rel {}), {} mismatches", fmt_err(p.framework_verify().max_abs_err),
-                          fmt_err(p.framework_verify().max_rel_err), p.framework_verify().mismatches);
-    if (!p.framework_verify().first_mismatch.empty()) line += "; " + p.framework_verify().first_mismatch;
-    if (fw && !fw->message.empty()) line += "; " + fw->message;
+    if (v.checked)
+      line += fmt::format(" max abs err {} (rel {}), {} mismatches", fmt_err(v.max_abs_err), fmt_err(v.max_rel_err),
+                          v.mismatches);
+    if (!v.first_mismatch.empty()) line += "; " + v.first_mismatch;
+    if (!fw_result->message.empty()) line += "; " + fw_result->message;
   } else {
-    const Metrics m = compute_metrics(results_.context, p, *fw);
-    const std::string vcell = vendor ? fmt::format("{} {}", impl_name(vendor->impl), ms_or_none(vendor)) : kNone;
-    line += fmt::format("{:>11} {:>12} {:>16} {:>8} {:>9} {:>7}  {}", ms_or_none(torch), ms_or_none(fw), vcell,
-                        ascii(fmt_speedup(m.speedup)), ascii(fmt_gbps(m.throughput_gbps)),
-                        ascii(fmt_pct(m.copy_efficiency)), m.grade ? grade_symbol(*m.grade) : kNone);
-    if (m.tflops && p.category == Category{"matmul"})
-      line += fmt::format("  {} TFLOP/s ({} of peak)", fmt_tflops(m.tflops), ascii(fmt_pct(m.pct_of_peak)));
-    const bool reliable = timing_reliable(*fw) && (!torch || timing_reliable(*torch));
-    if (!reliable) line += "  ⚠ unreliable timing";
-    if (torch && torch->status != Status::ok)
-      line += fmt::format("  (LibTorch {}: {})", status_name(torch->status), torch->message);
+    const ImplRow* vendor = row.vendor();
+    const std::string vcell = vendor ? fmt::format("{} {}", impl_label(vendor->impl), ms_or_none(vendor)) : kNone;
+    line += fmt::format("{:>11} {:>12} {:>16} {:>8} {:>9} {:<7} {:>7}  {}", ms_or_none(row.torch()), ms_or_none(fw),
+                        vcell, ascii(fmt_speedup(fw->speedup)), ascii(fmt_gbps(fw->gbps)),
+                        fw->bound ? bound_name(*fw->bound) : kNone, ascii(fmt_pct(fw->pct_of_roof)),
+                        fw->grade ? grade_symbol(*fw->grade) : kNone);
+    if (fw->tflops && row.placement.roof_bound == Bound::compute)
+      line += fmt::format("  {} TFLOP/s ({} of peak)", fmt_tflops(fw->tflops), ascii(fmt_pct(fw->pct_of_peak)));
+    if (!fw_result->kernel.empty()) line += "  kernel " + fw_result->kernel;
+    const ImplRow* torch = row.torch();
+    if (!fw->reliable || (torch && !torch->reliable)) line += "  ⚠ unreliable timing";
   }
+  line += reference_verdicts(row);
   out_ << line << '\n';
 }
 
+void write_console_summary(const Summary& s, std::ostream& os) {
+  os << fmt::format("\nSummary: {} problems; framework {} correct, {} incorrect, {} failed, {} not supported\n",
+                    s.problems, s.correct, s.incorrect, s.failed, s.not_supported)
+     << fmt::format("References (LibTorch, vendors): {} incorrect, {} failed, {} not supported\n",
+                    s.reference_incorrect, s.reference_failed, s.reference_not_supported);
+  // The first few; the report lists them all.
+  constexpr std::size_t kMaxListed = 10;
+  for (std::size_t i = 0; i < s.reference_failures.size() && i < kMaxListed; ++i) {
+    const ReferenceFailure& f = s.reference_failures[i];
+    os << fmt::format("  {} [{}]: {}{}{}\n", f.problem, impl_label(f.impl), status_name(f.status),
+                      f.detail.empty() ? "" : ": ", f.detail);
+  }
+  if (s.reference_failures.size() > kMaxListed)
+    os << fmt::format("  ... and {} more (see the report)\n", s.reference_failures.size() - kMaxListed);
+  os << fmt::format("Geomean speedup vs LibTorch: {} over {} compared problems ({} faster than LibTorch)\n",
+                    ascii(fmt_speedup(s.geomean_speedup)), s.compared, s.faster_than_torch)
+     << fmt::format("Bound: {} memory, {} compute, {} launch\n", s.bounds[int(Bound::memory)],
+                    s.bounds[int(Bound::compute)], s.bounds[int(Bound::launch)])
+     << "Grades:";
+  for (Grade g : kAllGrades) os << fmt::format("  {} {} {}", grade_symbol(g), grade_name(g), s.grades[int(g)]);
+  os << '\n';
+}
+
 void LiveReporter::Finalize() {
-  const Summary s = summarize(results_);
-  out_ << fmt::format("\nSummary: {} problems, {} correct, {} incorrect, {} failed, {} not supported\n", s.problems,
-                      s.correct, s.incorrect, s.failed, s.not_supported)
-       << fmt::format("Geomean speedup vs LibTorch: {} over {} compared problems ({} faster than LibTorch)\n",
-                      ascii(fmt_speedup(s.geomean_speedup)), s.compared, s.faster_than_torch)
-       << "Grades:";
-  for (int g = 0; g < 5; ++g) out_ << fmt::format("  {} {} {}", grade_symbol(Grade(g)), grade_name(Grade(g)), s.grades[g]);
-  out_ << '\n';
+  report_ = build_report(results_);
+  write_console_summary(report_->summary, out_);
   out_.flush();
+}
+
+const Report& LiveReporter::report() const {
+  if (!report_) throw std::logic_error("LiveReporter::report() before Google Benchmark finished the run");
+  return *report_;
 }
 
 }  // namespace opbench::reports

@@ -6,28 +6,27 @@
 #include <map>
 
 #include "reports/format.hpp"
-#include "reports/metrics.hpp"
 
 namespace opbench::reports {
 namespace {
 
-// Every row the rules look at, with its framework figures computed once.
+// The rules read the framework and LibTorch rows of each problem; a missing row reads as untimed.
 struct Row {
+  const ProblemRow* row;
   const ProblemResult* p;
-  Status status;
-  Metrics fw;     // framework row (time 0 when it has none)
-  Metrics torch;  // LibTorch row
+  Status status;  // the framework's verdict
+  ImplRow fw, torch;
 };
 
-std::vector<Row> rows_of(const RunResults& results) {
-  std::vector<Row> rows;
-  for (const auto& p : results.problems) {
-    Row r{&p, problem_status(p), {}, {}};
-    if (const ImplResult* fw = p.find(ImplKind::framework)) r.fw = compute_metrics(results.context, p, *fw);
-    if (const ImplResult* t = p.find(ImplKind::torch)) r.torch = compute_metrics(results.context, p, *t);
-    rows.push_back(r);
+std::vector<Row> rows_of(const ReportRows& rows) {
+  std::vector<Row> out;
+  for (const ProblemRow& r : rows.problems) {
+    Row x{&r, r.problem, r.verdict, {}, {}};
+    if (const ImplRow* fw = r.framework()) x.fw = *fw;
+    if (const ImplRow* t = r.torch()) x.torch = *t;
+    out.push_back(x);
   }
-  return rows;
+  return out;
 }
 
 void add_if_any(std::vector<Recommendation>& out, Recommendation r) {
@@ -57,31 +56,62 @@ Recommendation incorrect(const std::vector<Row>& rows) {
   return rec;
 }
 
+Recommendation incorrect_references(const std::vector<Row>& rows) {
+  Recommendation rec{"Reference results beyond tolerance of the fp64 oracle",
+                     "These LibTorch or vendor outputs differ from the fp64 oracle beyond the op's tolerance. It is "
+                     "not the framework's ❌, but their column cannot be trusted, and no speedup is reported against "
+                     "an incorrect LibTorch. Check the op's tolerance derivation for this dtype and shape, or report "
+                     "the library's result upstream.",
+                     {}};
+  for (const auto& r : rows) {
+    for (const ImplRow& m : r.row->impls) {
+      if (m.impl == ImplKind::framework || m.verdict != Status::incorrect) continue;
+      const Verification& v = m.result->verify;
+      std::string item = fmt::format("{} [{}]:", problem_label(*r.p), impl_label(m.impl));
+      if (v.checked) {
+        item += fmt::format(" max abs err {} vs the fp64 oracle (rel L2 {}); {} elements beyond atol {:g} + rtol "
+                            "{:g}·|ref|",
+                            fmt_err(v.oracle_max_abs_err), fmt_err(v.oracle_rel_l2_err), v.mismatches,
+                            v.tolerance.atol, v.tolerance.rtol);
+        if (!v.first_mismatch.empty()) item += "; first: " + v.first_mismatch;
+      }
+      if (!m.result->message.empty()) item += "; " + m.result->message;
+      rec.items.push_back(item);
+    }
+  }
+  return rec;
+}
+
 Recommendation failed(const std::vector<Row>& rows) {
   Recommendation rec{"Implementations that produced no result",
-                     "These rows failed or are not supported, so their problems have no speedup or no reference.",
+                     "These rows failed (or, for the framework, are not supported), so their problems have no "
+                     "speedup or no reference. A vendor library that refuses a problem is not listed: that is no "
+                     "fault.",
                      {}};
   for (const auto& r : rows) {
     if (!r.p->find(ImplKind::framework))
       rec.items.push_back(problem_label(*r.p) + " [framework]: no result recorded");
-    for (const auto& impl : r.p->impls) {
-      if (impl.status != Status::failed && impl.status != Status::not_supported) continue;
-      rec.items.push_back(fmt::format("{} [{}]: {}{}{}", problem_label(*r.p), impl_name(impl.impl),
-                                      status_name(impl.status), impl.message.empty() ? "" : ": ", impl.message));
+    for (const ImplRow& m : r.row->impls) {
+      const bool listed = m.verdict == Status::failed ||
+                          (m.verdict == Status::not_supported && m.impl == ImplKind::framework);
+      if (!listed) continue;
+      const std::string& msg = m.result->message;
+      rec.items.push_back(fmt::format("{} [{}]: {}{}{}", problem_label(*r.p), impl_label(m.impl),
+                                      status_name(m.verdict), msg.empty() ? "" : ": ", msg));
     }
   }
   return rec;
 }
 
 Recommendation slower_than_torch(const std::vector<Row>& rows) {
+  const double goal = goal_speedup();
   std::map<Category, std::vector<const Row*>> by_category;
   int n = 0;
   for (const auto& r : rows)
-    if (r.status == Status::ok && r.fw.speedup && *r.fw.speedup < kSlowSpeedup)
-      by_category[r.p->category].push_back(&r), ++n;
-  Recommendation rec{fmt::format("Slower than {:.2f}x LibTorch", kSlowSpeedup),
+    if (r.status == Status::ok && r.fw.speedup && *r.fw.speedup < goal) by_category[r.p->category].push_back(&r), ++n;
+  Recommendation rec{fmt::format("Slower than {:.2f}x LibTorch", goal),
                      fmt::format("{} correct problem(s) run below {:.2f}x LibTorch's speed, the project's floor. "
-                                 "Grouped by category, slowest first:", n, kSlowSpeedup),
+                                 "Grouped by category, slowest first:", n, goal),
                      {}};
   for (auto& [cat, list] : by_category) {
     std::stable_sort(list.begin(), list.end(),
@@ -99,17 +129,16 @@ Recommendation slower_than_torch(const std::vector<Row>& rows) {
 Recommendation launch_bound(const std::vector<Row>& rows) {
   Recommendation rec{
       "Launch-bound small problems",
-      fmt::format("These problems finish in under {:.0f} µs yet use under {:.0f}% of the measured copy bandwidth: "
-                  "launch and tail latency dominate, not data movement, so a faster kernel body gains little. "
-                  "Fuse them with neighbouring ops or capture call sequences in CUDA graphs.",
-                  kLaunchBoundMs * 1000, kLaunchBoundCopyPct),
+      fmt::format("These problems finish in under {:.0f} µs, where the fixed cost of a kernel (its launch on the GPU, "
+                  "a wave's ramp-up and drain) is most of the time: neither roof limits them, so a faster kernel "
+                  "body gains little. Fuse them with neighbouring ops or capture call sequences in CUDA graphs.",
+                  kLaunchFloorMs * 1000),
       {}};
   // One item per op and dtype: a category run has dozens of small problems of each op.
   std::map<std::pair<std::string, int>, std::vector<const Row*>> groups;
   std::vector<std::pair<std::string, int>> order;
   for (const auto& r : rows) {
-    if (r.status != Status::ok || !r.fw.timed() || r.fw.time_ms >= kLaunchBoundMs) continue;
-    if (!r.fw.copy_efficiency || *r.fw.copy_efficiency >= kLaunchBoundCopyPct) continue;
+    if (r.status != Status::ok || r.fw.bound != Bound::launch) continue;
     const auto key = std::make_pair(r.p->op, int(r.p->dtype));
     if (!groups.count(key)) order.push_back(key);
     groups[key].push_back(&r);
@@ -118,53 +147,48 @@ Recommendation launch_bound(const std::vector<Row>& rows) {
     const auto& g = groups[key];
     const Row& r = *g.front();
     if (g.size() == 1) {
-      rec.items.push_back(fmt::format("{} ({}): {} ms, {} GB/s = {} of measured copy; LibTorch {} ms",
-                                      problem_label(*r.p), size_class_name(r.p->size_class), fmt_ms(r.fw.time_ms),
-                                      fmt_gbps(r.fw.throughput_gbps), fmt_pct(r.fw.copy_efficiency),
-                                      r.torch.timed() ? fmt_ms(r.torch.time_ms) : kDash));
+      rec.items.push_back(fmt::format("{} ({}): {} ms, {} GB/s = {} of its roof; LibTorch {} ms", problem_label(*r.p),
+                                      size_class_name(r.p->size_class), fmt_ms(r.fw.time_ms), fmt_gbps(r.fw.gbps),
+                                      fmt_pct(r.fw.pct_of_roof), r.torch.timed() ? fmt_ms(r.torch.time_ms) : kDash));
       continue;
     }
     std::string shapes;
-    double t_lo = 1e300, t_hi = 0, c_lo = 1e300, c_hi = 0, th_lo = 1e300, th_hi = 0;
+    double t_lo = 1e300, t_hi = 0, th_lo = 1e300, th_hi = 0;
     for (const Row* x : g) {
       shapes += (shapes.empty() ? "" : ", ") + shape_str(x->p->shape);
       t_lo = std::min(t_lo, x->fw.time_ms), t_hi = std::max(t_hi, x->fw.time_ms);
-      c_lo = std::min(c_lo, *x->fw.copy_efficiency), c_hi = std::max(c_hi, *x->fw.copy_efficiency);
       if (x->torch.timed()) th_lo = std::min(th_lo, x->torch.time_ms), th_hi = std::max(th_hi, x->torch.time_ms);
     }
-    std::string item = fmt::format("{} {}: {} problems ({}): {}–{} ms, {}–{} of measured copy", r.p->op,
-                                   dtype_name(r.p->dtype), g.size(), shapes, fmt_ms(t_lo), fmt_ms(t_hi),
-                                   fmt_pct(c_lo), fmt_pct(c_hi));
+    std::string item = fmt::format("{} {}: {} problems ({}): {}–{} ms", r.p->op, dtype_name(r.p->dtype), g.size(),
+                                   shapes, fmt_ms(t_lo), fmt_ms(t_hi));
     if (th_hi > 0) item += fmt::format("; LibTorch {}–{} ms", fmt_ms(th_lo), fmt_ms(th_hi));
     rec.items.push_back(item);
   }
   return rec;
 }
 
-Recommendation low_bandwidth(const RunResults& results, const std::vector<Row>& rows) {
-  const DeviceInfo& d = results.context.device;
+Recommendation low_bandwidth(const ReportRows& report, const std::vector<Row>& rows) {
+  const DeviceInfo& d = report.context().device;
   Recommendation rec{
       "Low bandwidth on large memory-bound problems",
-      fmt::format("Problems this large can saturate device memory, yet these reach under {:.0f}% of the measured "
-                  "copy bandwidth ({} GB/s); where LibTorch reaches more on the same problem there is headroom. "
-                  "Check for 16-byte vector loads, enough blocks in flight for the {} SMs, and extra passes over "
-                  "the data.",
-                  kLowBandwidthCopyPct, fmt_gbps(d.measured_copy_gbps), d.sm_count),
+      fmt::format("Problems this large can saturate device memory, yet these reach under {:.0f}% of their memory roof "
+                  "(the measured copy, {} GB/s, for ops that write as much as they read; the measured read sweep, "
+                  "{} GB/s, for ops that only read); where LibTorch reaches more on the same problem there is "
+                  "headroom. Check for 16-byte vector loads, enough blocks in flight for the {} SMs, and extra "
+                  "passes over the data.",
+                  kLowBandwidthRoofPct, fmt_gbps(d.measured_copy_gbps), fmt_gbps(d.measured_read_gbps), d.sm_count),
       {}};
   for (const auto& r : rows) {
     const ProblemResult& p = *r.p;
     if (r.status != Status::ok || (p.size_class != SizeClass::large && p.size_class != SizeClass::very_large))
       continue;
-    // Compute-bound rows (by the roofline; matmul when the peak is unknown) are judged by TFLOP/s instead.
-    const std::string bound = bound_name(results.context, p);
-    if (bound == "compute-bound" || (bound == "n/a" && p.category == Category{"matmul"})) continue;
-    if (!r.fw.copy_efficiency || *r.fw.copy_efficiency >= kLowBandwidthCopyPct) continue;
-    std::string item = fmt::format("{} ({}): {} GB/s = {} of measured copy", problem_label(p),
-                                   size_class_name(p.size_class), fmt_gbps(r.fw.throughput_gbps),
-                                   fmt_pct(r.fw.copy_efficiency));
-    if (r.torch.copy_efficiency)
-      item += fmt::format("; LibTorch {} GB/s = {}", fmt_gbps(r.torch.throughput_gbps),
-                          fmt_pct(r.torch.copy_efficiency));
+    // Compute-bound rows are judged by TFLOP/s, launch-bound ones by the rule above.
+    if (r.fw.bound != Bound::memory || !r.fw.pct_of_roof || *r.fw.pct_of_roof >= kLowBandwidthRoofPct) continue;
+    std::string item = fmt::format("{} ({}): {} GB/s = {} of its roof ({} GB/s)", problem_label(p),
+                                   size_class_name(p.size_class), fmt_gbps(r.fw.gbps), fmt_pct(r.fw.pct_of_roof),
+                                   fmt_gbps(r.row->placement.memory.gbps));
+    if (r.torch.pct_of_roof)
+      item += fmt::format("; LibTorch {} GB/s = {}", fmt_gbps(r.torch.gbps), fmt_pct(r.torch.pct_of_roof));
     rec.items.push_back(item);
   }
   return rec;
@@ -200,13 +224,13 @@ Recommendation unreliable(const std::vector<Row>& rows) {
                      {}};
   for (const auto& r : rows) {
     for (const auto& impl : r.p->impls) {
-      const std::pair<const char*, const std::optional<TimeStats>*> modes[] = {{"pure", &impl.pure},
-                                                                                 {"real", &impl.real}};
+      const std::pair<const char*, const std::optional<TimeStats>*> modes[] = {
+          {"pure", &impl.pure}, {"real", &impl.real}, {"graph", &impl.graph}};
       for (const auto& [mode, stats] : modes) {
         if (!*stats || (*stats)->reliable) continue;
         const TimeStats& t = **stats;
         rec.items.push_back(fmt::format("{} [{}, {}]: median {} ms, cv {} over {} samples ({} outliers removed)",
-                                        problem_label(*r.p), impl_name(impl.impl), mode, fmt_ms(t.median_ms),
+                                        problem_label(*r.p), impl_label(impl.impl), mode, fmt_ms(t.median_ms),
                                         fmt_pct(t.cv * 100), t.samples, t.outliers));
       }
     }
@@ -216,14 +240,15 @@ Recommendation unreliable(const std::vector<Row>& rows) {
 
 }  // namespace
 
-std::vector<Recommendation> recommend(const RunResults& results) {
-  const std::vector<Row> rows = rows_of(results);
+std::vector<Recommendation> recommend(const ReportRows& report) {
+  const std::vector<Row> rows = rows_of(report);
   std::vector<Recommendation> out;
   add_if_any(out, incorrect(rows));
+  add_if_any(out, incorrect_references(rows));
   add_if_any(out, failed(rows));
   add_if_any(out, slower_than_torch(rows));
   add_if_any(out, launch_bound(rows));
-  add_if_any(out, low_bandwidth(results, rows));
+  add_if_any(out, low_bandwidth(report, rows));
   add_if_any(out, slow_broadcasts(rows));
   add_if_any(out, unreliable(rows));
   return out;

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "opbench/result.hpp"
+#include "reports/rows.hpp"
 
 namespace opbench::reports {
 
@@ -15,14 +15,12 @@ struct Recommendation {
   std::vector<std::string> items;  // the concrete rows with their figures
 };
 
-// In order of urgency: wrong results, failures, slower than LibTorch, launch-bound, low bandwidth,
-// slow broadcasts, unreliable timings.
-std::vector<Recommendation> recommend(const RunResults& results);
+// In order of urgency: wrong results, incorrect references, failures, slower than LibTorch,
+// launch-bound, low bandwidth, slow broadcasts, unreliable timings. The speed floor is goal_speedup()
+// (grade.hpp) and launch-bound is the rows' bound (roofline.hpp), so they match the grades and columns.
+std::vector<Recommendation> recommend(const ReportRows& rows);
 
-// The thresholds (exposed so that reports and tests name the same numbers).
-inline constexpr double kLaunchBoundMs = 0.010;       // under 10 µs a launch is a large share
-inline constexpr double kLaunchBoundCopyPct = 20.0;
-inline constexpr double kLowBandwidthCopyPct = 80.0;  // large/very_large memory-bound rows
-inline constexpr double kSlowSpeedup = 0.90;          // the project's goal: >= 0.9x LibTorch
+// Large and very_large memory-bound rows under this share of their memory roof have headroom.
+inline constexpr double kLowBandwidthRoofPct = 80.0;
 
 }  // namespace opbench::reports

@@ -1,10 +1,12 @@
 #include "reports/summary.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
 
-#include "reports/metrics.hpp"
+#include "reports/format.hpp"
 
 namespace opbench::reports {
 namespace {
@@ -33,9 +35,17 @@ struct Mean {
   std::optional<double> get() const { return n ? std::optional<double>(sum / n) : std::nullopt; }
 };
 
+std::optional<double> median(std::vector<double> v) {
+  if (v.empty()) return std::nullopt;
+  std::sort(v.begin(), v.end());
+  const std::size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
+}
+
 struct CategoryAcc {
   CategoryStats stats;
   SpeedupSet speedups;
+  std::vector<double> pct_of_roof;
 };
 
 struct SizeAcc {
@@ -46,7 +56,7 @@ struct SizeAcc {
 
 }  // namespace
 
-Summary summarize(const RunResults& results) {
+Summary summarize(const ReportRows& rows) {
   Summary s;
   SpeedupSet all;
   // Categories in the order the run first meets them (problems come in registry order).
@@ -55,8 +65,8 @@ Summary summarize(const RunResults& results) {
   std::map<int, SizeAcc> sizes;
   std::vector<RankedRow> ranked;
 
-  for (const auto& p : results.problems) {
-    const Status status = problem_status(p);
+  for (const ProblemRow& row : rows.problems) {
+    const ProblemResult& p = *row.problem;
     if (!cats.count(p.category)) cat_order.push_back(p.category);
     auto& cat = cats[p.category];
     cat.stats.category = p.category;
@@ -64,28 +74,37 @@ Summary summarize(const RunResults& results) {
     size.stats.size_class = p.size_class;
     ++s.problems, ++cat.stats.problems, ++size.stats.problems;
 
-    switch (status) {
+    switch (row.verdict) {
       case Status::ok: ++s.correct; break;
       case Status::incorrect: ++s.incorrect, ++cat.stats.incorrect; break;
       case Status::failed: ++s.failed, ++cat.stats.failed; break;
       case Status::not_supported: ++s.not_supported, ++cat.stats.failed; break;
     }
 
-    const ImplResult* fw = p.find(ImplKind::framework);
-    if (!fw) continue;
-    const Metrics m = compute_metrics(results.context, p, *fw);
-    if (m.grade) ++s.grades[int(*m.grade)], ++cat.stats.grades[int(*m.grade)];
-    if (status != Status::ok) continue;
-    size.gpu.add(m.gpu_efficiency);
-    size.copy.add(m.copy_efficiency);
-    if (!m.speedup) continue;
+    for (const ImplRow& m : row.impls) {
+      if (m.impl == ImplKind::framework) continue;
+      if (m.verdict == Status::not_supported) ++s.reference_not_supported;
+      if (m.verdict != Status::incorrect && m.verdict != Status::failed) continue;
+      ++(m.verdict == Status::incorrect ? s.reference_incorrect : s.reference_failed);
+      s.reference_failures.push_back({problem_label(p), m.impl, m.verdict, verdict_detail(*m.result)});
+    }
 
-    const double sp = *m.speedup;
+    const ImplRow* fw = row.framework();
+    if (!fw) continue;
+    if (fw->grade) ++s.grades[int(*fw->grade)], ++cat.stats.grades[int(*fw->grade)];
+    if (row.verdict != Status::ok) continue;
+    if (fw->bound) ++s.bounds[int(*fw->bound)], ++cat.stats.bounds[int(*fw->bound)];
+    if (fw->pct_of_roof) cat.pct_of_roof.push_back(*fw->pct_of_roof);
+    size.gpu.add(fw->pct_of_theoretical);
+    size.copy.add(fw->pct_of_copy);
+    if (!fw->speedup) continue;
+
+    const double sp = *fw->speedup;
     all.add(sp), cat.speedups.add(sp), size.speedups.add(sp);
     ++s.compared, ++cat.stats.compared, ++size.stats.compared;
     if (sp > 1.0) ++s.faster_than_torch;
-    ranked.push_back({p.op, shape_str(p.shape), dtype_name(p.dtype), p.category, p.size_class, sp,
-                      m.time_ms, p.find(ImplKind::torch)->time_ms(), *m.grade});
+    ranked.push_back({p.op, shape_str(p.shape), dtype_name(p.dtype), p.category, p.size_class, sp, fw->time_ms,
+                      row.torch()->time_ms, *fw->grade});
   }
 
   s.geomean_speedup = all.geomean();
@@ -94,6 +113,7 @@ Summary summarize(const RunResults& results) {
     acc.stats.geomean = acc.speedups.geomean();
     acc.stats.min_speedup = acc.speedups.lo();
     acc.stats.max_speedup = acc.speedups.hi();
+    acc.stats.median_pct_of_roof = median(acc.pct_of_roof);
     s.categories.push_back(acc.stats);
   }
   for (auto& [key, acc] : sizes) {
@@ -114,10 +134,18 @@ Summary summarize(const RunResults& results) {
                    [](const RankedRow& a, const RankedRow& b) { return a.speedup < b.speedup; });
   s.bottom.assign(ranked.begin(), ranked.begin() + k);
 
-  s.recommendations = recommend(results);
+  s.recommendations = recommend(rows);
   return s;
 }
 
-bool has_failures(const Summary& s) { return s.incorrect > 0 || s.failed > 0; }
+bool has_failures(const Summary& s) {
+  return s.incorrect > 0 || s.failed > 0 || s.reference_incorrect > 0 || s.reference_failed > 0;
+}
+
+Report build_report(const RunResults& results) {
+  Report r{build_rows(results), {}};
+  r.summary = summarize(r.rows);
+  return r;
+}
 
 }  // namespace opbench::reports

@@ -26,6 +26,16 @@ have_torch() {
   have_cmake_package TorchConfig.cmake
 }
 
+# The report charts (scripts/plots/plot_report.py) need a python3 that imports matplotlib, searched for
+# as cmake/OpbenchPython.cmake does: python3 on PATH, then Debian's /usr/bin/python3.
+have_matplotlib() {
+  local py
+  for py in python3 /usr/bin/python3; do
+    "$py" -c 'import matplotlib' >/dev/null 2>&1 && return 0
+  done
+  return 1
+}
+
 find_nvcc() {
   if command -v nvcc >/dev/null 2>&1; then return 0; fi
   for d in /usr/local/cuda/bin /usr/local/cuda-13.0/bin /usr/local/cuda-12/bin; do
@@ -49,6 +59,23 @@ ensure_dependencies() {
   # No LibTorch at all: Debian's CPU LibTorch builds everything and runs the CPU tests. For GPU runs,
   # point Torch_DIR at a CUDA LibTorch (or install a CUDA PyTorch; it is found automatically).
   have_torch || missing+=(libtorch-dev)
+
+  # Charts are optional: without matplotlib a report says they were skipped. So it is installed with
+  # the rest, but a machine that can install nothing else (a GPU node without a package registry,
+  # everything else brought by .devdeps) still builds and runs.
+  if ! have_matplotlib; then
+    if [ ${#missing[@]} -gt 0 ]; then
+      missing+=(python3-matplotlib)
+    elif [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+      log "installing: python3-matplotlib (report charts)"
+      { DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
+        DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends -qq python3-matplotlib >/dev/null; } ||
+        log "could not install python3-matplotlib: reports will say that charts were skipped"
+    else
+      log "no python3 with matplotlib: reports will say that charts were skipped" \
+          "(sudo apt-get install python3-matplotlib)"
+    fi
+  fi
 
   if [ ${#missing[@]} -gt 0 ]; then
     local cmd="apt-get install -y --no-install-recommends ${missing[*]}"

@@ -13,6 +13,15 @@
 
 namespace opbench {
 
+// A compute roof measured at start: a large GEMM timed in one dtype (the rate a compute-bound op can
+// actually reach, beside the datasheet peak derived from the device).
+struct GemmRoof {
+  DType dtype = DType::f32;
+  bool tf32 = false;        // fp32 with TF32 tensor cores allowed
+  double tflops = 0;
+  std::string how;          // what was timed, in words: "cuBLAS 8192x8192x8192, median of 20"
+};
+
 struct DeviceInfo {
   std::string name;
   int device = 0;
@@ -27,6 +36,7 @@ struct DeviceInfo {
   double measured_copy_gbps = 0; // device-to-device copy sweep, bytes read + written, clean cold L2
   double measured_read_gbps = 0; // read-only sweep (the roof of ops that only read), clean cold L2
   std::string driver_version, runtime_version, cublas_version, cudnn_version, torch_version;
+  std::vector<GemmRoof> measured_gemm;  // one per dtype measured at start (empty: datasheet peaks only)
 };
 
 struct RunContext {
@@ -97,6 +107,9 @@ struct ProblemResult {
   double bytes = 0;   // minimal bytes moved
   double flops = 0;
   std::vector<ImplResult> impls;   // framework, LibTorch, then vendors
+  // Of `bytes`, those written (0: not declared). It chooses the memory roof: an op that writes as much
+  // as it reads is held to the measured copy, one that only reads to the measured read sweep.
+  double bytes_written = 0;
 
   const ImplResult* find(ImplKind k) const;
   // The framework row's verdict (an unchecked one when there is no framework row).

@@ -90,6 +90,8 @@ ProblemResult ProblemPipeline::run_stages(const Problem& p, int64_t misalign, Pi
     OpIO io = op.io(p.shape, p.dtype);
     res.bytes = op.bytes(p.shape, p.dtype);
     res.flops = op.flops(p.shape, p.dtype);
+    // A perfect implementation writes each output once: the bytes written are the outputs' size.
+    for (const TensorSpec& o : io.outputs) res.bytes_written += double(numel(o.shape)) * double(dtype_size(o.dtype));
     setup = std::make_unique<ProblemSetup>(io, seed_for(p), stream_, misalign);
   } catch (const std::invalid_argument& e) {
     res.impls.push_back(failed(ImplKind::framework, Status::failed, std::string("bad shape: ") + e.what()));

@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <ctime>
 #include <iostream>
 #include <map>
@@ -16,6 +17,7 @@
 #include "src/reference/reference.hpp"
 #include "src/run/build_info.hpp"
 #include "src/run/pipeline.hpp"
+#include "src/run/roofs.hpp"
 
 namespace opbench {
 namespace {
@@ -74,11 +76,16 @@ std::optional<int> check_environment(const Options& opt) {
   return std::nullopt;
 }
 
-RunContext describe(const Options& opt, TimingResources& timing, cudaStream_t stream) {
+RunContext describe(const Options& opt, const Registry& reg, const std::vector<Problem>& problems,
+                    TimingResources& timing, cudaStream_t stream) {
   RunContext ctx;
   ctx.device = query_device();
   ctx.device.measured_copy_gbps = measure_copy_gbps(timing, stream);
   ctx.device.measured_read_gbps = measure_read_gbps(timing, stream);
+  std::vector<DType> dtypes;
+  for (const Problem& p : problems)
+    if (std::find(dtypes.begin(), dtypes.end(), p.dtype) == dtypes.end()) dtypes.push_back(p.dtype);
+  ctx.device.measured_gemm = measure_gemm_roofs(reg, dtypes, opt.settings, opt.timing, timing, stream);
   ctx.device.cublas_version = reference::cublas_version();
   ctx.device.cudnn_version = reference::cudnn_version();
   ctx.device.torch_version = reference::torch_version();
@@ -160,7 +167,7 @@ int run_session(const Options& opt, const Registry& reg) {
   TimingResources timing_resources;
 
   RunResults results;
-  results.context = describe(opt, timing_resources, stream);
+  results.context = describe(opt, reg, problems, timing_resources, stream);
   results.context.repetitions = repetitions_of(opt.benchmark_args);
   PipelineConfig cfg;
   cfg.timing = opt.timing;
@@ -169,13 +176,9 @@ int run_session(const Options& opt, const Registry& reg) {
   ProblemPipeline pipeline(cfg, timing_resources, stream);
 
   std::map<std::string, std::vector<ProblemResult>> repetitions;
+  const bool outlier_filter = opt.timing.outlier_filter;
   for (const Problem& p : problems) {
-    results.problems.push_back(ProblemResult{});  // placeholder in selection order, filled after the run
-    results.problems.back().op = p.op->name;
-    results.problems.back().category = p.op->category;
-    results.problems.back().shape = p.shape;
-    results.problems.back().dtype = p.dtype;
-    benchmark::RegisterBenchmark(p.id().c_str(), [&pipeline, &repetitions, &results, p](benchmark::State& state) {
+    benchmark::RegisterBenchmark(p.id().c_str(), [&, p](benchmark::State& state) {
       ProblemResult r;
       for (auto _ : state) {
         r = pipeline.run(p);
@@ -190,9 +193,15 @@ int run_session(const Options& opt, const Registry& reg) {
       }
       auto& reps = repetitions[r.id()];
       reps.push_back(r);
-      // The live reporter reads results.problems: keep the entry current as repetitions arrive.
+      // The live reporter reads results.problems (in the order problems ran): keep the entry current
+      // as repetitions arrive.
+      ProblemResult merged = merge_repetitions(reps, outlier_filter);
       for (ProblemResult& slot : results.problems)
-        if (slot.id() == r.id()) slot = merge_repetitions(reps, true);
+        if (slot.id() == merged.id()) {
+          slot = std::move(merged);
+          return;
+        }
+      results.problems.push_back(std::move(merged));
     })
         ->Iterations(1)
         ->UseManualTime()
@@ -212,24 +221,21 @@ int run_session(const Options& opt, const Registry& reg) {
   benchmark::Shutdown();
   OPBENCH_CUDA_CHECK_NOTHROW(cudaStreamDestroy(stream));
 
-  // Problems that --benchmark_filter left out never ran: drop their placeholders.
-  std::vector<ProblemResult> ran;
-  for (ProblemResult& p : results.problems)
-    if (repetitions.count(p.id())) ran.push_back(merge_repetitions(repetitions[p.id()], opt.timing.outlier_filter));
-  results.problems = std::move(ran);
   if (results.problems.empty()) {
     std::cerr << "bench_ops: no problem ran (does --benchmark_filter match any?)\n";
     return kExitUsage;
   }
+  // The report the live reporter built when the run ended: the console summary, the files and the exit
+  // code all come from it.
+  const reports::Report& report = reporter.report();
   if (opt.profile) {
     std::cout << "profiled " << results.problems.size() << " problems (no reports are written with --profile)\n";
-    return reports::has_failures(reports::summarize(results)) ? kExitFailures : kExitOk;
+    return reports::has_failures(report.summary) ? kExitFailures : kExitOk;
   }
-  const reports::Summary summary = reports::summarize(results);
   try {
     const std::string stem = "ops_" + utc_now("%Y%m%d-%H%M%S");
     for (const std::string& path :
-         reports::write_reports(results, opt.output_dir, opt.write_markdown, opt.write_json, stem))
+         reports::write_reports(report, opt.output_dir, opt.write_markdown, opt.write_json, stem))
       std::cout << "report: " << path << "\n";
     reports::refresh_index(opt.output_dir);
   } catch (const std::exception& e) {
@@ -237,7 +243,7 @@ int run_session(const Options& opt, const Registry& reg) {
               << "\nChoose a writable directory with --output-dir DIR.\n";
     return kExitReportWrite;
   }
-  return reports::has_failures(summary) ? kExitFailures : kExitOk;
+  return reports::has_failures(report.summary) ? kExitFailures : kExitOk;
 }
 
 }  // namespace opbench

@@ -31,6 +31,16 @@ TEST(Grade, BoundariesBelongToTheHigherGrade) {
   EXPECT_EQ(grade_for(std::nextafter(0.20, 0.0)), Grade::critical);
 }
 
+TEST(Grade, OneTableOfThresholds) {
+  // grade_for, the legends (grade_range) and the goal all read grade_floor.
+  for (Grade g : opbench::kAllGrades) {
+    EXPECT_EQ(grade_for(opbench::grade_floor(g)), g) << opbench::grade_name(g);
+    if (g != Grade::critical) EXPECT_NE(grade_for(std::nextafter(opbench::grade_floor(g), 0.0)), g);
+  }
+  EXPECT_EQ(opbench::goal_speedup(), opbench::grade_floor(Grade::excellent));
+  EXPECT_EQ(opbench::goal_speedup(), 0.90);
+}
+
 TEST(Grade, IncorrectIsAlwaysCritical) {
   for (double s : {0.0, 0.5, 0.95, 1.0, 10.0}) EXPECT_EQ(grade_for(s, false), Grade::critical) << s;
 }
