@@ -90,14 +90,18 @@ int main(int argc, char** argv) {
   app.add_option("--max-clock-diff", clock_diff, "Largest difference of mean SM clocks for a verdict (default 5%)");
   app.add_flag("--ignore-device", ignore_device, "Compare reports from different GPU models or drivers anyway");
   app.add_option("--output-dir", output_dir, "Where the comparison reports go (default: CURRENT's folder)");
-  app.add_option("--format", formats, "Report formats: md, json, or none (default md,json)")->delimiter(',');
+  // One value per occurrence (comma-separated), so that a report named after the option is not taken in.
+  app.add_option("--format", formats, "Report formats: md, json, or none (default md,json)")
+      ->delimiter(',')
+      ->allow_extra_args(false);
   app.add_option("--rerun", rerun_path,
                  "A re-run of the flagged problems: a regression counts only if it holds there too");
   app.add_option("--rerun-filter", filter_path,
                  "Write the --benchmark_filter that re-runs the flagged (with --rerun: still flagged) problems to "
                  "this file (empty when none)");
   app.add_option("--find-baseline", find_dirs,
-                 "Print the best baseline for CURRENT among the reports in these folders (repeatable) and exit");
+                 "Print the best baseline for CURRENT among the reports in these folders (repeatable) and exit")
+      ->allow_extra_args(false);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
