@@ -116,7 +116,7 @@ std::string link(const IndexEntry& e) {
 }
 
 std::string render_index(const std::vector<IndexEntry>& entries,
-                         const std::vector<std::pair<std::string, std::string>>& unreadable) {
+                         const std::vector<std::pair<std::string, std::string>>& unreadable, const std::string& trend) {
   std::ostringstream os;
   os << "# opbench benchmark reports\n\n"
      << "Each bench_ops run writes ops_<YYYYmmdd-HHMMSS>.md and .json here (the newest also as latest.md and "
@@ -132,7 +132,11 @@ std::string render_index(const std::vector<IndexEntry>& entries,
     write_summary_table(latest.summary, os);
     os << "### Category breakdown\n\n";
     write_category_table(latest.summary, os);
-
+  }
+  // The trend across runs and the latest comparison: trend.md, which `bench_ops history append` writes
+  // from history.jsonl beside it (the index does not read the history's format itself).
+  if (!trend.empty()) os << trend << (trend.back() == '\n' ? "" : "\n");
+  if (!entries.empty()) {
     os << "## All reports (newest first)\n\n";
     std::vector<std::vector<std::string>> rows;
     for (const auto& e : entries) {
@@ -244,7 +248,15 @@ void refresh_index(const std::string& dir) {
       return a.results.context.timestamp > b.results.context.timestamp;
     return a.stem > b.stem;
   });
-  write_file_atomic((fs::path(dir) / "README.md").string(), render_index(entries, unreadable));
+  std::string trend;
+  if (fs::exists(fs::path(dir) / "trend.md", ec)) {
+    try {
+      trend = read_text(fs::path(dir) / "trend.md");
+    } catch (const std::exception& ex) {
+      unreadable.emplace_back("trend.md", ex.what());
+    }
+  }
+  write_file_atomic((fs::path(dir) / "README.md").string(), render_index(entries, unreadable, trend));
 }
 
 }  // namespace opbench::reports

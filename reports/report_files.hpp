@@ -27,8 +27,9 @@ class ReportWriteError : public std::runtime_error {
 std::vector<std::string> write_reports(const RunResults& results, const std::string& dir, bool markdown, bool json,
                                        const std::string& stem);
 
-// Rewrites <dir>/README.md: the latest run's summary and category breakdown, then every ops_*.json
-// in the folder, newest first (by context.timestamp). Files that cannot be read are listed as such.
+// Rewrites <dir>/README.md: the latest run's summary and category breakdown, the trend (<dir>/trend.md,
+// written by `bench_ops history append`, when there is one), then every ops_*.json in the folder,
+// newest first (by context.timestamp). Files that cannot be read are listed as such.
 // Throws ReportWriteError when the index cannot be written.
 void refresh_index(const std::string& dir);
 
