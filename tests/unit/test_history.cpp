@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "reports/json_writer.hpp"
+#include "reports/report_files.hpp"
 #include "src/compare/compare_report.hpp"
 #include "src/compare/comparison.hpp"
 #include "src/compare/history.hpp"
@@ -116,6 +118,20 @@ TEST(Trend, ShowsTheLastRunsPerSeriesAndTheLatestComparison) {
   EXPECT_NE(md.find("`activation/relu/fp32/4096x4096`"), std::string::npos);
   EXPECT_NE(md.find("+5."), std::string::npos) << md;  // relu 25% slower over 4 problems: about +5.7% geomean
   EXPECT_NE(render_trend({}, 10).find("No runs in the history yet"), std::string::npos);
+}
+
+TEST_F(HistoryFile, TheReportIndexEmbedsTheTrendPage) {
+  std::ofstream(dir_ / "ops_20261121-030000.json") << reports::to_json(suite("abc", "2026-11-21T03:00:00Z", 1)).dump();
+  const auto all = append_history(path(), make_record(suite("abc", "2026-11-21T03:00:00Z", 1), "ops_20261121-030000.json"), 60);
+  std::ofstream(dir_ / "trend.md") << render_trend(all, 10);
+  reports::refresh_index(dir_.string());
+  std::ifstream in(dir_ / "README.md");
+  const std::string index((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto latest = index.find("## Latest run"), trend = index.find("## Trend"), list = index.find("## All reports");
+  ASSERT_NE(trend, std::string::npos) << index;
+  EXPECT_LT(latest, trend);
+  EXPECT_LT(trend, list);
+  EXPECT_NE(index.find("| abc |"), std::string::npos) << index;
 }
 
 TEST(Trend, ComparisonDigestFromACompareReport) {
