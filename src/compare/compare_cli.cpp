@@ -241,7 +241,8 @@ int history_main(int argc, char** argv) {
       const auto all = append_history(history, rec, keep);
       reports::write_file_atomic((dir / "trend.md").string(), render_trend(all, runs));
       if (is_report_folder(dir)) reports::refresh_index(dir.string());
-      std::cout << fmt::format("history: {} ({} runs); trend: {}\n", history, all.size(), (dir / "trend.md").string());
+      std::cout << fmt::format("history: {} ({} run{}); trend: {}\n", history, all.size(), all.size() == 1 ? "" : "s",
+                               (dir / "trend.md").string());
     } catch (const reports::ReportWriteError& e) {
       return write_failed("history", e.what());
     }

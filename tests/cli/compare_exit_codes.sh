@@ -72,7 +72,7 @@ expect 1 "baseline chosen from" compare "$tmp/reports" "$slower" --format none
 expect 2 "no report in" compare --find-baseline "$tmp/a_file" "$slower"
 
 # History: append (with the comparison's digest), the trend page, show, export.
-expect 0 "history: $tmp/hist/history.jsonl (1 runs)" history append "$slower" --history "$tmp/hist/history.jsonl" \
+expect 0 "history: $tmp/hist/history.jsonl (1 run)" history append "$slower" --history "$tmp/hist/history.jsonl" \
   --comparison "$tmp/slower/compare_20261121-030000.json"
 check "trend page written" grep -q "1 regression" "$tmp/hist/trend.md"
 expect 0 "(2 runs)" history append "$same" --history "$tmp/hist/history.jsonl"
@@ -80,7 +80,7 @@ check "two lines" test "$(wc -l <"$tmp/hist/history.jsonl")" -eq 2
 expect 0 "### NVIDIA H100 80GB HBM3" history show --history "$tmp/hist/history.jsonl"
 expect 0 "github-action-benchmark" history export "$same" --output "$tmp/gab.json"
 check "export has framework medians" grep -q '"name": "activation/relu/fp32/4096x4096 framework"' "$tmp/gab.json"
-expect 0 "(1 runs)" history append "$base" --history "$tmp/reports/history.jsonl"
+expect 0 "(1 run)" history append "$base" --history "$tmp/reports/history.jsonl"
 check "the report index shows the trend" grep -q "^## Trend" "$tmp/reports/README.md"
 expect 2 "schema 1" history append "$tmp/schema1.json" --history "$tmp/hist/history.jsonl"
 expect 2 "not a bench_ops compare report" history append "$same" --history "$tmp/hist/history.jsonl" --comparison "$same"
