@@ -2,6 +2,7 @@
 #include "src/compare/compare_cli.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>  // fmt::join
 
 #include <CLI/CLI.hpp>
 #include <filesystem>
