@@ -64,7 +64,7 @@ void write_console(const Comparison& c, std::ostream& os) {
     os << "\nNothing changed beyond the threshold.\n";
   } else {
     os << fmt::format("\n{:<8} {:<46} {:<10} {:>12} {:>12} {:>8} {:>8}  {}\n", "verdict", "problem", "impl",
-                      "baseline ms", "current ms", "change", "p", "");
+                      "baseline ms", "current ms", "change", "p", c.rerun ? "re-run" : "");
     for (std::size_t i = 0; i < rows.size() && i < kMaxRows; ++i) {
       const ImplDelta& d = *rows[i].d;
       const std::string b = d.baseline ? reports::fmt_ms(d.baseline->median_ms) : status_name(d.baseline_status);
