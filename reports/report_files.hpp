@@ -32,7 +32,8 @@ std::vector<std::string> write_reports(const RunResults& results, const std::str
                                        const std::string& stem, const ChartSettings& charts = {});
 
 // Rewrites <dir>/README.md: the latest run's summary and category breakdown, the trend of geomean
-// speedup per category when <dir>/history.jsonl exists (chart in <dir>/history_charts/), then every
+// speedup per category when <dir>/history.jsonl exists (chart in <dir>/history_charts/; the table and the
+// latest comparison from <dir>/trend.md, which `bench_ops history append` writes), then every
 // ops_*.json in the folder, newest first (by context.timestamp). Files that cannot be read are listed
 // as such. Throws ReportWriteError when the index cannot be written.
 void refresh_index(const std::string& dir, const ChartSettings& charts = {});

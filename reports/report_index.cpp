@@ -52,7 +52,8 @@ std::string link(const IndexEntry& e) {
 }
 
 std::string render_index(const std::vector<IndexEntry>& entries,
-                         const std::vector<std::pair<std::string, std::string>>& unreadable, const ChartSet* trend) {
+                         const std::vector<std::pair<std::string, std::string>>& unreadable, const ChartSet* trend,
+                         const std::string& trend_md) {
   std::ostringstream os;
   os << "# opbench benchmark reports\n\n"
      << "Each bench_ops run writes ops_<YYYYmmdd-HHMMSS>.md and .json here, with its charts in "
@@ -69,6 +70,8 @@ std::string render_index(const std::vector<IndexEntry>& entries,
     os << "### Category breakdown\n\n";
     write_category_table(latest.summary, os);
   }
+  // The trend table and the latest comparison: trend.md, which `bench_ops history append` writes (src/compare).
+  if (!trend_md.empty()) os << trend_md << (trend_md.back() == '\n' ? "\n" : "\n\n");
   if (trend) {
     os << "## Geomean speedup over the recorded runs\n\n";
     if (trend->drawn())
@@ -150,7 +153,16 @@ void refresh_index(const std::string& dir, const ChartSettings& charts) {
     if (trend->drawn()) set.add_folder(folder, temp);
     else fs::remove_all(temp);
   }
-  set.add_file((fs::path(dir) / "README.md").string(), render_index(entries, unreadable, trend ? &*trend : nullptr));
+  std::string trend_md;
+  if (names.count("trend.md")) {
+    try {
+      trend_md = read_text(fs::path(dir) / "trend.md");
+    } catch (const std::exception& ex) {
+      unreadable.emplace_back("trend.md", ex.what());
+    }
+  }
+  set.add_file((fs::path(dir) / "README.md").string(),
+               render_index(entries, unreadable, trend ? &*trend : nullptr, trend_md));
   set.commit();
 }
 

@@ -1,4 +1,5 @@
-# Shared by scripts/run.sh and scripts/test.sh: install what is missing (Debian/Ubuntu), then
+# shellcheck shell=bash
+# Shared by scripts/run.sh, scripts/test.sh and scripts/nightly.sh: install what is missing (Debian/Ubuntu), then
 # configure and build incrementally into build/ (override with OPBENCH_BUILD_DIR).
 set -euo pipefail
 
@@ -97,15 +98,19 @@ ensure_dependencies() {
   fi
 }
 
-# Configures (once) and builds incrementally.
+# Configures (once) and builds incrementally: everything, or only the targets named
+# (build_opbench bench_ops).
 build_opbench() {
   local gen=()
   command -v ninja >/dev/null 2>&1 && gen=(-G Ninja)
   if [ ! -f "$OPBENCH_BUILD_DIR/CMakeCache.txt" ]; then
     log "configuring in $OPBENCH_BUILD_DIR"
+    # shellcheck disable=SC2086  # OPBENCH_CMAKE_ARGS holds several arguments
     cmake -S "$OPBENCH_ROOT" -B "$OPBENCH_BUILD_DIR" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \
       -DCMAKE_CUDA_COMPILER="$(command -v nvcc)" ${OPBENCH_CMAKE_ARGS:-}
   fi
-  log "building"
-  cmake --build "$OPBENCH_BUILD_DIR" --parallel "${OPBENCH_JOBS:-$(nproc)}"
+  local targets=()
+  [ $# -eq 0 ] || targets=(--target "$@")
+  log "building${*:+ $*}"
+  cmake --build "$OPBENCH_BUILD_DIR" --parallel "${OPBENCH_JOBS:-$(nproc)}" "${targets[@]}"
 }

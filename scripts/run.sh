@@ -3,15 +3,54 @@
 # and JSON report into docs/benchmark/ and refreshes docs/benchmark/README.md.
 # Arguments go to bench_ops and replace the defaults they name: `scripts/run.sh --category matmul
 # --dtype fp32,fp16,bf16`, `scripts/run.sh --fast`, `scripts/run.sh --output-dir DIR`.
+# `--baseline FILE|latest` then compares the new report with FILE, or with the report in the output
+# folder that fits it best (same GPU, driver and settings, most problems in common, newest), and
+# writes compare_<stamp>.md/.json there. Exit code: bench_ops's when it is not 0, else the comparison's
+# (0 no regression, 1 a regression, 2 bad input or no baseline found).
+# shellcheck source-path=SCRIPTDIR
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 ensure_dependencies
 build_opbench
-cd "$OPBENCH_ROOT"
+cd "$OPBENCH_ROOT" || exit
 
-args=("$@")
+args=()
+baseline=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --baseline) baseline=${2:?"--baseline needs FILE or latest"}; shift 2 ;;
+    --baseline=*) baseline=${1#--baseline=}; shift ;;
+    *) args+=("$1"); shift ;;
+  esac
+done
 has() { local a; for a in "${args[@]}"; do case "$a" in "$1"|"$1"=*) return 0 ;; esac; done; return 1; }
 defaults=()
 has --category || has -c || has --op || has -o || defaults+=(--category all)
+# shellcheck disable=SC2054  # fp32,bf16 is one argument
 has --dtype || has -d || defaults+=(--dtype fp32,bf16)
 has --output-dir || defaults+=(--output-dir "$OPBENCH_ROOT/docs/benchmark")
-exec "$OPBENCH_BUILD_DIR/bench_ops" "${defaults[@]}" "${args[@]}"
+bench=$OPBENCH_BUILD_DIR/bench_ops
+if [ -z "$baseline" ]; then
+  exec "$bench" "${defaults[@]}" "${args[@]}"
+fi
+
+# The output folder: the last --output-dir given, else the default above.
+outdir=$OPBENCH_ROOT/docs/benchmark
+for ((i = 0; i < ${#args[@]}; i++)); do
+  case "${args[i]}" in
+    --output-dir) outdir=${args[i + 1]:-$outdir} ;;
+    --output-dir=*) outdir=${args[i]#--output-dir=} ;;
+  esac
+done
+if has --format && ! printf '%s\n' "${args[@]}" | grep -q json; then
+  log "--baseline compares JSON reports: keep json in --format"
+  exit 2
+fi
+[ "$baseline" = latest ] && baseline=$outdir  # a folder: bench_ops compare picks the best report in it
+
+rc=0
+"$bench" "${defaults[@]}" "${args[@]}" || rc=$?
+case $rc in 0 | 1) ;; *) exit "$rc" ;; esac  # 1: incorrect or failed results, reported; still compared
+crc=0
+"$bench" compare "$baseline" "$outdir/latest.json" --output-dir "$outdir" || crc=$?
+if [ "$rc" -ne 0 ]; then exit "$rc"; fi
+exit "$crc"

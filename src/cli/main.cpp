@@ -1,12 +1,17 @@
-// bench_ops: parse the command line, then list or run.
+// bench_ops: parse the command line, then list or run. `bench_ops compare` and `bench_ops history` read
+// and write reports only (src/compare).
 #include <exception>
 #include <iostream>
+#include <string>
 
 #include "src/cli/options.hpp"
+#include "src/compare/compare_cli.hpp"
 #include "src/run/session.hpp"
 
 int main(int argc, char** argv) {
   using namespace opbench;
+  if (argc > 1 && std::string(argv[1]) == "compare") return compare::main(argc - 1, argv + 1);
+  if (argc > 1 && std::string(argv[1]) == "history") return compare::history_main(argc - 1, argv + 1);
   try {
     const Registry& reg = global_registry();
     Options opt;
