@@ -4,6 +4,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "reports/fleet.hpp"
 #include "reports/metrics.hpp"
 
 namespace opbench::reports {
@@ -158,6 +159,10 @@ json record(const RunContext& c, const ProblemResult& p, const ImplResult& r) {
   j["verification"] = verification_json(v);
   j["bytes"] = p.bytes;
   j["flops"] = p.flops;
+  // Runs over several GPUs and nodes: where the result was measured, what the problem cost, its place.
+  if (p.gpu.known()) put_gpu_id(p.gpu, j);
+  if (p.wall_ms > 0) j["wall_ms"] = p.wall_ms;
+  if (p.selection_index >= 0) j["selection_index"] = p.selection_index;
   return j;
 }
 
@@ -218,7 +223,7 @@ json to_json(const RunResults& results) {
   json records = json::array();
   for (const auto& p : results.problems)
     for (const auto& r : p.impls) records.push_back(record(c, p, r));
-  return {{"schema_version", kJsonSchemaVersion},
+  json out = {{"schema_version", kJsonSchemaVersion},
           {"context",
            {{"system", device_json(c.device)},
             {"command_line", c.command_line},
@@ -235,6 +240,17 @@ json to_json(const RunResults& results) {
             {"measured_copy_gbps", c.device.measured_copy_gbps}}},
           {"summary", summary_to_json(summarize(results))},
           {"results", records}};
+  // Runs over several GPUs and nodes (absent from one-GPU reports that predate them).
+  json& ctx = out["context"];
+  if (!c.gpus.empty()) {
+    ctx["gpus"] = json::array();
+    for (const FleetGpu& g : c.gpus) ctx["gpus"].push_back(fleet_gpu_json(g));
+  }
+  if (c.shard.count > 0)
+    ctx["shard"] = {{"index", c.shard.index}, {"count", c.shard.count}, {"launcher", c.shard.launcher}};
+  if (c.gpus.size() > 1 || c.replicate) ctx.update({{"replicate", c.replicate}, {"slow_gpu_margin", c.slow_gpu_margin}});
+  if (const auto fleet = fleet_table(results)) out["fleet"] = fleet_json(*fleet);
+  return out;
 }
 
 RunResults from_json(const json& j) {
@@ -250,6 +266,13 @@ RunResults from_json(const json& j) {
   out.context.outlier_filter = c.at("outlier_filter");
   out.context.l2_flush = c.at("l2_flush"), out.context.stopping = c.at("stopping");
   out.context.repetitions = c.at("repetitions");
+  if (c.contains("gpus"))
+    for (const json& g : c.at("gpus")) out.context.gpus.push_back(fleet_gpu_from(g));
+  if (c.contains("shard"))
+    out.context.shard = {c.at("shard").at("index").get<int>(), c.at("shard").at("count").get<int>(),
+                         c.at("shard").value("launcher", std::string())};
+  out.context.replicate = c.value("replicate", false);
+  out.context.slow_gpu_margin = c.value("slow_gpu_margin", out.context.slow_gpu_margin);
 
   // Records of one problem share its id; they are regrouped in the order the problems first appear.
   std::map<std::string, std::size_t> index;
@@ -265,6 +288,9 @@ RunResults from_json(const json& j) {
     if (!dt) throw std::runtime_error("report JSON: unknown dtype in a record of " + p.op);
     p.dtype = *dt;
     p.bytes = rec.at("bytes"), p.flops = rec.at("flops");
+    p.gpu = gpu_id_from(rec);
+    p.wall_ms = rec.value("wall_ms", 0.0);
+    p.selection_index = rec.value("selection_index", -1);
 
     ImplResult r;
     r.impl = enum_from(rec.at("implementation").get<std::string>(), impl_name,
@@ -281,7 +307,9 @@ RunResults from_json(const json& j) {
                          std::vector<Status>{Status::ok, Status::incorrect, Status::failed, Status::not_supported},
                          "status");
 
-    const auto [it, added] = index.emplace(p.id(), out.problems.size());
+    // A replicated run has each problem once per GPU: the GPU is part of the key.
+    const auto [it, added] = index.emplace(p.id() + " @" + p.gpu.host + ":" + std::to_string(p.gpu.index) + ":" + p.gpu.uuid,
+                                           out.problems.size());
     if (added) out.problems.push_back(p);
     ProblemResult& target = out.problems[it->second];
     target.impls.push_back(std::move(r));

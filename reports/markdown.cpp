@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "reports/fleet.hpp"
 #include "reports/format.hpp"
 #include "reports/metrics.hpp"
 
@@ -100,6 +101,7 @@ std::string err_cell(const ProblemResult& p) { return p.framework_verify().check
 
 void write_details(const RunResults& r, std::ostream& os) {
   const RunContext& c = r.context;
+  const bool multi_gpu = c.gpus.size() > 1;
   std::vector<std::vector<std::string>> plain, matmul;
   for (const auto& p : r.problems) {
     const ImplResult* fw = p.find(ImplKind::framework);
@@ -118,25 +120,34 @@ void write_details(const RunResults& r, std::ostream& os) {
       row.insert(row.end(), {fmt_gbps(m.throughput_gbps), fmt_pct(m.gpu_efficiency), fmt_pct(m.copy_efficiency)});
     }
     row.insert(row.end(), {grade_cell(m), err_cell(p), status_cell(p)});
+    if (multi_gpu) row.insert(row.begin(), gpu_label(p.gpu));
     (p.category == Category::matmul ? matmul : plain).push_back(std::move(row));
   }
+  // Several GPUs: a first column says which one measured each row.
+  auto gpu_col = [&](std::vector<std::string> header, std::string align) {
+    if (multi_gpu) header.insert(header.begin(), "GPU"), align.insert(align.begin(), 'l');
+    return std::make_pair(header, align);
+  };
   os << "## Detailed results\n\n"
      << "Times are medians in ms; ⚠ marks a timing whose spread failed the reliability test. "
         "Speedup = LibTorch time / framework time.\n\n";
-  if (!plain.empty())
-    write_md_table(os,
-                   {"Op", "Shape", "Dtype", "Size", "LibTorch ms", "Framework ms", "Vendor ms", "Speedup", "GB/s",
-                    "% of theoretical", "% of measured copy", "Grade", "Max abs err", "Status"},
-                   "llllrrrrrrrlrl", plain);
+  if (!plain.empty()) {
+    const auto [header, align] =
+        gpu_col({"Op", "Shape", "Dtype", "Size", "LibTorch ms", "Framework ms", "Vendor ms", "Speedup", "GB/s",
+                 "% of theoretical", "% of measured copy", "Grade", "Max abs err", "Status"},
+                "llllrrrrrrrlrl");
+    write_md_table(os, header, align, plain);
+  }
   if (!matmul.empty()) {
     os << "### Matmul\n\n"
        << "TFLOP/s against the dense peak in System information; % of vendor = vendor time / framework time. "
           "FLOP/B is the arithmetic intensity; a problem is compute-bound when it reaches the ridge point "
           "(peak FLOP/s / theoretical bandwidth).\n\n";
-    write_md_table(os,
-                   {"Op", "Shape", "Dtype", "Size", "LibTorch ms", "Framework ms", "Vendor ms", "Speedup", "TFLOP/s",
-                    "% of peak", "% of vendor", "FLOP/B", "Bound", "Grade", "Max abs err", "Status"},
-                   "llllrrrrrrrrllrl", matmul);
+    const auto [header, align] =
+        gpu_col({"Op", "Shape", "Dtype", "Size", "LibTorch ms", "Framework ms", "Vendor ms", "Speedup", "TFLOP/s",
+                 "% of peak", "% of vendor", "FLOP/B", "Bound", "Grade", "Max abs err", "Status"},
+                "llllrrrrrrrrllrl");
+    write_md_table(os, header, align, matmul);
   }
 }
 
@@ -222,6 +233,7 @@ void write_markdown(const RunResults& results, std::ostream& os) {
   const Summary s = summarize(results);
   os << "# opbench operation benchmark — " << results.context.timestamp << "\n\n";
   write_system(results, os);
+  if (const auto fleet = fleet_table(results)) write_fleet_markdown(*fleet, os);
   os << "## Performance summary\n\n";
   write_summary_table(s, os);
   os << "## Category breakdown\n\n";
