@@ -1,13 +1,17 @@
 // bench_ops: parse the command line, then list or run.
 #include <exception>
 #include <iostream>
+#include <string>
 
 #include "src/cli/options.hpp"
+#include "src/dist/merge.hpp"
 #include "src/run/session.hpp"
 
 int main(int argc, char** argv) {
   using namespace opbench;
   try {
+    // Subcommands first: they have command lines of their own.
+    if (argc > 1 && std::string(argv[1]) == "merge") return dist::merge_main(argc - 1, argv + 1);
     const Registry& reg = global_registry();
     Options opt;
     const ParseOutcome parsed = parse_options(argc, argv, reg, opt);

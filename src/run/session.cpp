@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
+#include <chrono>
 #include <ctime>
 #include <iostream>
 #include <map>
@@ -12,6 +13,7 @@
 #include "reports/summary.hpp"
 #include "src/core/cuda_check.hpp"
 #include "src/core/device_info.hpp"
+#include "src/dist/role.hpp"
 #include "src/model/stats.hpp"
 #include "src/reference/reference.hpp"
 #include "src/run/build_info.hpp"
@@ -120,6 +122,8 @@ TimeStats pooled(const std::vector<const TimeStats*>& sets, bool outlier_filter)
 ProblemResult merge_repetitions(std::vector<ProblemResult> reps, bool outlier_filter) {
   ProblemResult out = reps.back();
   if (reps.size() == 1) return out;
+  out.wall_ms = 0;
+  for (const ProblemResult& r : reps) out.wall_ms += r.wall_ms;
   for (ImplResult& row : out.impls) {
     auto pool = [&](std::optional<TimeStats> ImplResult::*mode) {
       std::vector<const TimeStats*> sets;
@@ -152,7 +156,12 @@ int repetitions_of(const std::vector<std::string>& gb_args) {
 int run_session(const Options& opt, const Registry& reg) {
   std::vector<Problem> problems;
   if (auto code = select(opt, reg, problems)) return *code;
+  // Several GPUs and nodes (src/dist): this process's share of the problems, its GPU, or its workers.
+  dist::Role role;
+  if (auto code = dist::Role::resolve(opt, dist::process_env(), problems, role)) return *code;
   if (auto code = check_environment(opt)) return *code;
+  if (auto code = role.bind_device()) return *code;
+  if (auto code = role.dispatch(opt, problems)) return *code;
 
   reference::set_torch_tf32(opt.settings.tf32);
   cudaStream_t stream = nullptr;
@@ -162,6 +171,7 @@ int run_session(const Options& opt, const Registry& reg) {
   RunResults results;
   results.context = describe(opt);
   results.context.repetitions = repetitions_of(opt.benchmark_args);
+  role.on_context(results.context);
   PipelineConfig cfg;
   cfg.timing = opt.timing;
   cfg.settings = opt.settings;
@@ -170,19 +180,23 @@ int run_session(const Options& opt, const Registry& reg) {
 
   std::map<std::string, std::vector<ProblemResult>> repetitions;
   for (const Problem& p : problems) {
+    const std::size_t index = std::size_t(&p - problems.data());
     results.problems.push_back(ProblemResult{});  // placeholder in selection order, filled after the run
     results.problems.back().op = p.op->name;
     results.problems.back().category = p.op->category;
     results.problems.back().shape = p.shape;
     results.problems.back().dtype = p.dtype;
-    benchmark::RegisterBenchmark(p.id().c_str(), [&pipeline, &repetitions, &results, p](benchmark::State& state) {
+    benchmark::RegisterBenchmark(p.id().c_str(), [&pipeline, &repetitions, &results, &role, &opt, p, index](benchmark::State& state) {
       ProblemResult r;
+      role.on_begin(p.id());
+      const auto t0 = std::chrono::steady_clock::now();
       for (auto _ : state) {
         r = pipeline.run(p);
         const ImplResult* fw = r.find(ImplKind::framework);
         const double t = fw ? fw->time_ms() : 0;
         state.SetIterationTime(t > 0 ? t * 1e-3 : 0);
       }
+      role.on_result(r, index, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
       if (const ImplResult* th = r.find(ImplKind::torch)) state.counters["torch_ms"] = th->time_ms();
       if (const ImplResult* fw = r.find(ImplKind::framework)) {
         if (fw->time_ms() > 0) state.counters["GB/s"] = r.bytes / (fw->time_ms() * 1e-3) / 1e9;
@@ -193,6 +207,7 @@ int run_session(const Options& opt, const Registry& reg) {
       // The live reporter reads results.problems: keep the entry current as repetitions arrive.
       for (ProblemResult& slot : results.problems)
         if (slot.id() == r.id()) slot = merge_repetitions(reps, true);
+      role.on_pooled(results.context, merge_repetitions(reps, opt.timing.outlier_filter));
     })
         ->Iterations(1)
         ->UseManualTime()
@@ -217,6 +232,7 @@ int run_session(const Options& opt, const Registry& reg) {
   for (ProblemResult& p : results.problems)
     if (repetitions.count(p.id())) ran.push_back(merge_repetitions(repetitions[p.id()], opt.timing.outlier_filter));
   results.problems = std::move(ran);
+  if (auto code = role.finish(opt, results)) return *code;  // a worker's journal, a rank's shard report
   if (results.problems.empty()) {
     std::cerr << "bench_ops: no problem ran (does --benchmark_filter match any?)\n";
     return kExitUsage;
