@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <set>
 
 #include "src/cli/options.hpp"
@@ -99,12 +100,12 @@ ParseOutcome parse_options(int argc, char** argv, const Registry& reg, Options& 
                "an NVTX range category/op/dtype/shape/impl (for ncu --profile-from-start off); no reports");
   app.add_option("--output-dir", opt.output_dir, "Where the reports go (default docs/benchmark)");
   app.add_option("--format", formats, "Report formats: md, json (default both)")->delimiter(',');
-  std::string devices, shard;
+  std::optional<std::string> devices, shard;
   std::optional<double> margin_pct;
   app.add_option("--devices", devices,
                  "Split the problems over these GPUs, one worker process each, into one report: all, or 0,1,...");
   app.add_option("--device", opt.dist.device, "Run on GPU N (default 0, or the launcher's LOCAL_RANK)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 1023));
   app.add_option("--shard", shard,
                  "Run shard i of n (0 <= i < n) and write shard-<i>-of-<n>.json for `bench_ops merge` (default: "
                  "from torchrun, srun or mpirun: RANK/WORLD_SIZE, SLURM_PROCID/SLURM_NTASKS, OMPI_COMM_WORLD_*)");
@@ -184,14 +185,15 @@ ParseOutcome parse_options(int argc, char** argv, const Registry& reg, Options& 
     }
   }
   if (opt.output_dir.empty()) return usage_error("--output-dir is empty");
-  if (!devices.empty()) {
-    const auto list = dist::parse_device_list(devices);
-    if (!list) return usage_error(fmt::format("--devices '{}': write all, or GPU indices joined by commas, e.g. 0,1,3", devices));
+  if (devices) {
+    const auto list = dist::parse_device_list(*devices);
+    if (!list)
+      return usage_error(fmt::format("--devices '{}': write all, or GPU indices joined by commas, e.g. 0,1,3", *devices));
     opt.dist.devices = *list;
   }
-  if (!shard.empty()) {
-    opt.dist.shard = dist::parse_shard(shard);
-    if (!opt.dist.shard) return usage_error(fmt::format("--shard '{}': write i/n with 0 <= i < n, e.g. 1/4", shard));
+  if (shard) {
+    opt.dist.shard = dist::parse_shard(*shard);
+    if (!opt.dist.shard) return usage_error(fmt::format("--shard '{}': write i/n with 0 <= i < n, e.g. 1/4", *shard));
   }
   if (margin_pct) opt.dist.slow_gpu_margin = *margin_pct / 100;
 

@@ -308,8 +308,11 @@ int Role::write_output(const Options& opt, RunResults& results) {
   try {
     if (shard_.count > 0) {
       const std::string path = write_shard_report(results, opt.output_dir);
-      std::cout << "shard report: " << path << "\nWhen every rank has finished: bench_ops merge " << opt.output_dir
-                << "\n";
+      std::cout << "shard report: " << path << (failures ? " (it holds incorrect or failed results)" : "")
+                << "\nWhen every rank has finished: bench_ops merge " << opt.output_dir << "\n";
+      // A launcher takes a non-zero exit for a crash and stops the other ranks (torchrun, mpirun): a rank
+      // whose report is written exits 0, and the merge's exit code says whether every result is correct.
+      return kExitOk;
     } else {
       const std::string stem = "ops_" + utc_now("%Y%m%d-%H%M%S");
       for (const std::string& path :

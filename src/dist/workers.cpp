@@ -35,6 +35,8 @@ const std::map<std::string, bool> kParentOptions = {
     {"--devices", true},     {"--device", true},       {"--shard", true},
     {"--isolate", false},    {"--replicate", false},   {"--balance-from", true},
     {"--output-dir", true},  {"--format", true},       {"--slow-gpu-margin", true},
+    // Google Benchmark's own output file: every worker would write the same one.
+    {"--benchmark_out", true}, {"--benchmark_out_format", true},
 };
 
 const char* signal_name(int sig) {

@@ -20,7 +20,8 @@ struct WorkerCommand {
 };
 
 // The user's arguments for a worker: drops the options the parent handles (--devices, --device, --shard,
-// --isolate, --replicate, --balance-from, --output-dir, --format, --slow-gpu-margin), in both the
+// --isolate, --replicate, --balance-from, --output-dir, --format, --slow-gpu-margin) and Google
+// Benchmark's --benchmark_out(_format) (every worker would write the same file), in both the
 // "--opt value" and "--opt=value" forms.
 std::vector<std::string> worker_args(const std::vector<std::string>& user_args);
 
