@@ -242,7 +242,13 @@ std::optional<int> Role::bind_device() {
   if (auto code = check(device_)) return code;
   OPBENCH_CUDA_CHECK(cudaSetDevice(device_));
   gpu_ = identify_gpu(device_);
-  if (kind_ == Kind::rank) std::cout << fmt::format("bench_ops: on GPU {} ({}, {})\n", device_, gpu_.name, gpu_.uuid);
+  if (kind_ == Kind::rank) {
+    const bool shared = launch_ && !opt_device_given_ && launch_->local_rank > 0 && visible == 1;
+    std::cout << fmt::format("bench_ops: on GPU {} ({}, {}){}\n", device_, gpu_.name, gpu_.uuid,
+                             shared ? ": the only one visible; if other ranks of this node see it too, their "
+                                      "timings disturb each other"
+                                    : "");
+  }
   return std::nullopt;
 }
 

@@ -213,9 +213,10 @@ WorkerOutcome run_workers(const WorkerCommand& cmd, const std::vector<WorkerSlot
     list.close();
     if (!list) throw std::runtime_error("cannot write the worker's problem list " + stem + ".problems");
     Attempt a{-1, todo, stem + ".log", JournalReader(stem + ".jsonl")};
+    // The worker writes no report; --output-dir only points its start-up check at a folder that exists.
     a.pid = spawn(cmd,
                   {"--device", std::to_string(s.slot->device), "--worker-problems", stem + ".problems",
-                   "--worker-journal", stem + ".jsonl"},
+                   "--worker-journal", stem + ".jsonl", "--output-dir", set.work_dir},
                   a.log);
     s.running = std::move(a);
   };

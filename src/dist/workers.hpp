@@ -13,7 +13,8 @@
 
 namespace opbench::dist {
 
-// How to start a worker: `executable args... --device N --worker-problems FILE --worker-journal FILE`.
+// How to start a worker: `executable args... --device N --worker-problems FILE --worker-journal FILE
+// --output-dir WORK_DIR`.
 struct WorkerCommand {
   std::string executable;          // /proc/self/exe in bench_ops; a stand-in in the tests
   std::vector<std::string> args;   // the user's arguments less those only the parent acts on
