@@ -3,6 +3,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "reports/fleet.hpp"
 #include "reports/json_writer.hpp"
 
 namespace opbench::reports {
@@ -79,6 +80,14 @@ RunResults from_json(const json& j) {
   out.context.outlier_filter = c.at("outlier_filter");
   out.context.l2_flush = c.at("l2_flush"), out.context.stopping = c.at("stopping");
   out.context.repetitions = c.at("repetitions");
+  // Runs over several GPUs and nodes (src/dist); absent from one-GPU reports.
+  if (c.contains("gpus"))
+    for (const json& g : c.at("gpus")) out.context.gpus.push_back(fleet_gpu_from(g));
+  if (c.contains("shard"))
+    out.context.shard = {c.at("shard").at("index").get<int>(), c.at("shard").at("count").get<int>(),
+                         c.at("shard").value("launcher", std::string())};
+  out.context.replicate = c.value("replicate", false);
+  out.context.slow_gpu_margin = c.value("slow_gpu_margin", out.context.slow_gpu_margin);
 
   // Records of one problem share its id; they are regrouped in the order the problems first appear.
   std::map<std::string, std::size_t> index;
@@ -94,6 +103,9 @@ RunResults from_json(const json& j) {
     if (!dt) throw std::runtime_error("report JSON: unknown dtype in a record of " + p.op);
     p.dtype = *dt;
     p.bytes = rec.at("bytes"), p.flops = rec.at("flops"), p.bytes_written = rec.at("bytes_written");
+    p.gpu = gpu_id_from(rec);
+    p.wall_ms = rec.value("wall_ms", 0.0);
+    p.selection_index = rec.value("selection_index", -1);
 
     ImplResult r;
     r.impl = enum_from(rec.at("implementation").get<std::string>(), impl_name,
@@ -110,7 +122,9 @@ RunResults from_json(const json& j) {
                          std::vector<Status>{Status::ok, Status::incorrect, Status::failed, Status::not_supported},
                          "status");
 
-    const auto [it, added] = index.emplace(p.id(), out.problems.size());
+    // A replicated run has each problem once per GPU: the GPU is part of the key.
+    const auto [it, added] = index.emplace(
+        p.id() + " @" + p.gpu.host + ":" + std::to_string(p.gpu.index) + ":" + p.gpu.uuid, out.problems.size());
     if (added) out.problems.push_back(p);
     ProblemResult& target = out.problems[it->second];
     target.impls.push_back(std::move(r));

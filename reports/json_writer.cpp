@@ -4,6 +4,7 @@
 #include <set>
 
 #include "reports/format.hpp"
+#include "reports/fleet.hpp"
 
 namespace opbench::reports {
 namespace {
@@ -180,6 +181,10 @@ json record(const ProblemRow& row, const ImplRow& m) {
   j["bytes"] = p.bytes;
   j["bytes_written"] = p.bytes_written;
   j["flops"] = p.flops;
+  // Runs over several GPUs and nodes: where the result was measured, what the problem cost, its place.
+  if (p.gpu.known()) put_gpu_id(p.gpu, j);
+  if (p.wall_ms > 0) j["wall_ms"] = p.wall_ms;
+  if (p.selection_index >= 0) j["selection_index"] = p.selection_index;
   return j;
 }
 
@@ -249,7 +254,7 @@ json to_json(const Report& report) {
   json records = json::array();
   for (const ProblemRow& row : report.rows.problems)
     for (const ImplRow& m : row.impls) records.push_back(record(row, m));
-  return {{"schema_version", kJsonSchemaVersion},
+  json out = {{"schema_version", kJsonSchemaVersion},
           {"context",
            {{"system", device_json(c.device)},
             {"command_line", c.command_line},
@@ -268,6 +273,17 @@ json to_json(const Report& report) {
             {"grades", grades_json()}}},
           {"summary", summary_to_json(report.summary)},
           {"results", records}};
+  // Runs over several GPUs and nodes (absent from one-GPU reports that predate them).
+  json& ctx = out["context"];
+  if (!c.gpus.empty()) {
+    ctx["gpus"] = json::array();
+    for (const FleetGpu& g : c.gpus) ctx["gpus"].push_back(fleet_gpu_json(g));
+  }
+  if (c.shard.count > 0)
+    ctx["shard"] = {{"index", c.shard.index}, {"count", c.shard.count}, {"launcher", c.shard.launcher}};
+  if (c.gpus.size() > 1 || c.replicate) ctx.update({{"replicate", c.replicate}, {"slow_gpu_margin", c.slow_gpu_margin}});
+  if (const auto fleet = fleet_table(*report.rows.results)) out["fleet"] = fleet_json(*fleet);
+  return out;
 }
 
 json to_json(const RunResults& results) { return to_json(build_report(results)); }

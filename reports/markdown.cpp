@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "reports/fleet.hpp"
 #include "reports/format.hpp"
 
 namespace opbench::reports {
@@ -209,6 +210,7 @@ void write_markdown(const Report& report, const ChartSet& charts, std::ostream& 
   const Summary& s = report.summary;
   os << "# opbench operation benchmark — " << report.context().timestamp << "\n\n";
   write_system(report, os);
+  if (const auto fleet = fleet_table(*report.rows.results)) write_fleet_markdown(*fleet, os);
   os << "## Performance summary\n\n";
   write_summary_table(s, os);
   os << "## Category breakdown\n\n";

@@ -57,10 +57,13 @@ std::string err_cell(const ProblemResult& p) {
 // Which optional column groups a category's table needs, from its rows.
 struct Columns {
   bool vendor = false, memory = false, compute = false, flops = false, kernel = false;
+  bool gpu = false;  // rows measured on more than one GPU (a merged run): say which measured each
 };
 
 Columns columns_for(const std::vector<const ProblemRow*>& rows) {
   Columns c;
+  for (const ProblemRow* r : rows)
+    if (!r->problem->gpu.same_board(rows.front()->problem->gpu)) c.gpu = true;
   for (const ProblemRow* r : rows) {
     c.vendor = c.vendor || r->vendor();
     c.compute = c.compute || r->placement.roof_bound == Bound::compute;
@@ -76,6 +79,7 @@ void write_table(const std::vector<const ProblemRow*>& rows, std::ostream& os) {
   const Columns col = columns_for(rows);
   std::vector<std::string> header = {"Op", "Shape", "Dtype", "Size", "LibTorch ms", "Framework ms"};
   std::string align = "llllrr";
+  if (col.gpu) header.insert(header.begin(), "GPU"), align = "l" + align;
   auto add = [&](std::initializer_list<const char*> names, char a) {
     for (const char* n : names) header.push_back(n), align += a;
   };
@@ -100,6 +104,7 @@ void write_table(const std::vector<const ProblemRow*>& rows, std::ostream& os) {
     const ImplRow& f = fw ? *fw : none;
     std::vector<std::string> row = {p.op, shape_str(p.shape), dtype_name(p.dtype), size_class_name(p.size_class),
                                     time_cell(r->torch()), time_cell(fw)};
+    if (col.gpu) row.insert(row.begin(), fmt::format("{}:{}", p.gpu.host, p.gpu.index));
     if (col.vendor) row.push_back(vendor_cell(r->vendor()));
     row.push_back(fmt_speedup(f.speedup));
     if (col.memory) row.insert(row.end(), {fmt_gbps(f.gbps), fmt_pct(f.pct_of_theoretical), fmt_pct(f.pct_of_copy)});

@@ -39,6 +39,31 @@ struct DeviceInfo {
   std::vector<GemmRoof> measured_gemm;  // one per dtype measured at start (empty: datasheet peaks only)
 };
 
+// Which GPU measured a result, on which host (runs over several GPUs and nodes say it for every result).
+// The UUID identifies the board whatever CUDA_VISIBLE_DEVICES makes of the index (nvidia-smi -L prints it).
+struct GpuId {
+  std::string host;
+  int index = -1;  // CUDA ordinal in the process that measured (-1: not recorded)
+  std::string name;
+  std::string uuid;
+  bool known() const { return index >= 0 || !host.empty() || !uuid.empty(); }
+  bool same_board(const GpuId& o) const { return host == o.host && (uuid.empty() ? index == o.index : uuid == o.uuid); }
+};
+
+// One GPU of a run, as its process saw it: the per-GPU consistency table reads these.
+struct FleetGpu {
+  GpuId id;
+  double measured_copy_gbps = 0;          // its own device-to-device copy measurement
+  std::optional<double> max_temperature_c; // hottest NVML reading after a problem (absent without NVML)
+};
+
+// The part of a run's problem selection a report covers: shard `index` of `count` (0 <= index < count).
+struct ShardTag {
+  int index = 0;
+  int count = 0;          // 0: the whole selection (not a shard)
+  std::string launcher;   // who handed out the shard: torchrun, slurm, openmpi, --shard
+};
+
 struct RunContext {
   DeviceInfo device;
   std::string command_line;
@@ -51,6 +76,11 @@ struct RunContext {
   bool tf32 = false;
   bool outlier_filter = true;
   int repetitions = 1;       // --benchmark_repetitions: results are the median across repetitions
+  // Several GPUs and nodes (appended; empty/zero for reports that predate them):
+  std::vector<FleetGpu> gpus;     // every GPU whose results the report holds (one for a one-GPU run)
+  ShardTag shard;                 // a shard report: which part of the selection it covers
+  bool replicate = false;         // --replicate: every GPU ran the same problems
+  double slow_gpu_margin = 0.05;  // a GPU this much slower than the fleet median is flagged
 };
 
 // Statistics of one timing mode's samples (milliseconds), after the clock filter and the outlier
@@ -110,6 +140,10 @@ struct ProblemResult {
   // Of `bytes`, those written (0: not declared). It chooses the memory roof: an op that writes as much
   // as it reads is held to the measured copy, one that only reads to the measured read sweep.
   double bytes_written = 0;
+  // Appended for runs over several GPUs and nodes:
+  GpuId gpu;                 // where it was measured
+  double wall_ms = 0;        // wall time the whole problem took (setup, gate, warm-up, samples); balances shards
+  int selection_index = -1;  // position in the run's selection, so that shards merge back in order
 
   const ImplResult* find(ImplKind k) const;
   // The framework row's verdict (an unchecked one when there is no framework row).

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "src/cli/options.hpp"
@@ -40,6 +41,11 @@ const char* kExamples = R"(Examples:
   bench_ops --category all --dtype fp32,bf16   what scripts/run.sh runs
   bench_ops --op add --timing both --l2 warm   device and host timings, hot cache
   bench_ops --op add --benchmark_filter=bf16/4096  Google Benchmark's flags (names: category/op/dtype/shape)
+  bench_ops --devices all                      the suite split over every GPU, one merged report
+  bench_ops --devices all --replicate --fast   every GPU runs every problem: the per-GPU consistency table
+  torchrun --nproc-per-node 8 --no-python bench_ops --output-dir runs/1; bench_ops merge runs/1
+
+Several GPUs and nodes: README.md, section "Several GPUs and nodes"; `bench_ops merge --help`.
 
 Exit codes:
   0 every result correct   1 an incorrect result or a failed op (reports still written)
@@ -70,6 +76,7 @@ ParseOutcome parse_options(int argc, char** argv, const Registry& reg, Options& 
   }
   opt.command_line = "bench_ops";
   for (int i = 1; i < argc; ++i) opt.command_line += std::string(" ") + argv[i];
+  opt.args.assign(argv + 1, argv + argc);
 
   CLI::App app{
       "bench_ops: the framework's CUDA kernels against LibTorch (and cuDNN/cuBLAS) on the same inputs.\n"
@@ -106,6 +113,26 @@ ParseOutcome parse_options(int argc, char** argv, const Registry& reg, Options& 
                "an NVTX range category/op/dtype/shape/impl (for ncu --profile-from-start off); no reports");
   app.add_option("--output-dir", opt.output_dir, "Where the reports go (default docs/benchmark)");
   app.add_option("--format", formats, "Report formats: md, json (default both)")->delimiter(',');
+  std::optional<std::string> devices, shard;
+  std::optional<double> margin_pct;
+  app.add_option("--devices", devices,
+                 "Split the problems over these GPUs, one worker process each, into one report: all, or 0,1,...");
+  app.add_option("--device", opt.dist.device, "Run on GPU N (default 0, or the launcher's LOCAL_RANK)")
+      ->check(CLI::Range(0, 1023));
+  app.add_option("--shard", shard,
+                 "Run shard i of n (0 <= i < n) and write shard-<i>-of-<n>.json for `bench_ops merge` (default: "
+                 "from torchrun, srun or mpirun: RANK/WORLD_SIZE, SLURM_PROCID/SLURM_NTASKS, OMPI_COMM_WORLD_*)");
+  app.add_flag("--isolate", opt.dist.isolate,
+               "Every problem in a fresh worker process: a crashing kernel costs only its own problem");
+  app.add_flag("--replicate", opt.dist.replicate,
+               "Every GPU runs every problem (with --devices or a launcher): the per-GPU consistency table");
+  app.add_option("--balance-from", opt.dist.balance_from,
+                 "Balance the shards by the times measured in this earlier report (JSON)");
+  app.add_option("--slow-gpu-margin", margin_pct,
+                 "Flag a GPU this many percent slower than the fleet median (default 5)")
+      ->check(CLI::Range(0.0, 100.0));
+  app.add_option("--worker-problems", opt.dist.worker_problems)->group("");  // set by a --devices parent
+  app.add_option("--worker-journal", opt.dist.worker_journal)->group("");
   app.add_flag("--list-ops", opt.list_ops, "List the ops with their categories and exit");
   app.add_flag("--list-categories", opt.list_categories, "List the categories and exit");
   app.add_flag("--list-sizes", opt.list_sizes, "List the size classes and their shapes and exit");
@@ -167,6 +194,17 @@ ParseOutcome parse_options(int argc, char** argv, const Registry& reg, Options& 
     }
   }
   if (opt.output_dir.empty()) return usage_error("--output-dir is empty");
+  if (devices) {
+    const auto list = dist::parse_device_list(*devices);
+    if (!list)
+      return usage_error(fmt::format("--devices '{}': write all, or GPU indices joined by commas, e.g. 0,1,3", *devices));
+    opt.dist.devices = *list;
+  }
+  if (shard) {
+    opt.dist.shard = dist::parse_shard(*shard);
+    if (!opt.dist.shard) return usage_error(fmt::format("--shard '{}': write i/n with 0 <= i < n, e.g. 1/4", *shard));
+  }
+  if (margin_pct) opt.dist.slow_gpu_margin = *margin_pct / 100;
 
   opt.filter.fast = fast;
   opt.timing.pure = opt.timing_mode == TimingMode::pure || opt.timing_mode == TimingMode::both;

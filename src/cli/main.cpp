@@ -6,6 +6,7 @@
 
 #include "src/cli/options.hpp"
 #include "src/compare/compare_cli.hpp"
+#include "src/dist/merge.hpp"
 #include "src/run/session.hpp"
 
 int main(int argc, char** argv) {
@@ -13,6 +14,8 @@ int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "compare") return compare::main(argc - 1, argv + 1);
   if (argc > 1 && std::string(argv[1]) == "history") return compare::history_main(argc - 1, argv + 1);
   try {
+    // Subcommands first: they have command lines of their own.
+    if (argc > 1 && std::string(argv[1]) == "merge") return dist::merge_main(argc - 1, argv + 1);
     const Registry& reg = global_registry();
     Options opt;
     const ParseOutcome parsed = parse_options(argc, argv, reg, opt);

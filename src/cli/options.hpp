@@ -6,6 +6,7 @@
 
 #include "opbench/op.hpp"
 #include "opbench/registry.hpp"
+#include "src/dist/dist_options.hpp"
 #include "src/timing/timer.hpp"
 
 namespace opbench {
@@ -36,6 +37,8 @@ struct Options {
   bool list_ops = false, list_categories = false, list_sizes = false;
   std::vector<std::string> benchmark_args;  // --benchmark_* flags, passed to Google Benchmark
   std::string command_line;
+  dist::DistOptions dist;                   // several GPUs and nodes: --devices, --shard, --isolate, ...
+  std::vector<std::string> args;            // argv[1..] as given (a --devices parent passes them to its workers)
 };
 
 struct ParseOutcome {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <ctime>
 #include <iostream>
 #include <map>
@@ -13,6 +14,7 @@
 #include "reports/summary.hpp"
 #include "src/core/cuda_check.hpp"
 #include "src/core/device_info.hpp"
+#include "src/dist/role.hpp"
 #include "src/model/stats.hpp"
 #include "src/reference/reference.hpp"
 #include "src/run/build_info.hpp"
@@ -127,6 +129,8 @@ TimeStats pooled(const std::vector<const TimeStats*>& sets, bool outlier_filter)
 ProblemResult merge_repetitions(std::vector<ProblemResult> reps, bool outlier_filter) {
   ProblemResult out = reps.back();
   if (reps.size() == 1) return out;
+  out.wall_ms = 0;
+  for (const ProblemResult& r : reps) out.wall_ms += r.wall_ms;
   for (ImplResult& row : out.impls) {
     auto pool = [&](std::optional<TimeStats> ImplResult::*mode) {
       std::vector<const TimeStats*> sets;
@@ -159,7 +163,12 @@ int repetitions_of(const std::vector<std::string>& gb_args) {
 int run_session(const Options& opt, const Registry& reg) {
   std::vector<Problem> problems;
   if (auto code = select(opt, reg, problems)) return *code;
+  // Several GPUs and nodes (src/dist): this process's share of the problems, its GPU, or its workers.
+  dist::Role role;
+  if (auto code = dist::Role::resolve(opt, dist::process_env(), problems, role)) return *code;
   if (auto code = check_environment(opt)) return *code;
+  if (auto code = role.bind_device()) return *code;
+  if (auto code = role.dispatch(opt, problems)) return *code;
 
   reference::set_torch_tf32(opt.settings.tf32);
   cudaStream_t stream = nullptr;
@@ -169,6 +178,7 @@ int run_session(const Options& opt, const Registry& reg) {
   RunResults results;
   results.context = describe(opt, reg, problems, timing_resources, stream);
   results.context.repetitions = repetitions_of(opt.benchmark_args);
+  role.on_context(results.context);
   PipelineConfig cfg;
   cfg.timing = opt.timing;
   cfg.settings = opt.settings;
@@ -178,14 +188,18 @@ int run_session(const Options& opt, const Registry& reg) {
   std::map<std::string, std::vector<ProblemResult>> repetitions;
   const bool outlier_filter = opt.timing.outlier_filter;
   for (const Problem& p : problems) {
-    benchmark::RegisterBenchmark(p.id().c_str(), [&, p](benchmark::State& state) {
+    const std::size_t index = std::size_t(&p - problems.data());
+    benchmark::RegisterBenchmark(p.id().c_str(), [&, p, index](benchmark::State& state) {
       ProblemResult r;
+      role.on_begin(p.id());
+      const auto t0 = std::chrono::steady_clock::now();
       for (auto _ : state) {
         r = pipeline.run(p);
         const ImplResult* fw = r.find(ImplKind::framework);
         const double t = fw ? fw->time_ms() : 0;
         state.SetIterationTime(t > 0 ? t * 1e-3 : 0);
       }
+      role.on_result(r, index, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
       if (const ImplResult* th = r.find(ImplKind::torch)) state.counters["torch_ms"] = th->time_ms();
       if (const ImplResult* fw = r.find(ImplKind::framework)) {
         if (fw->time_ms() > 0) state.counters["GB/s"] = r.bytes / (fw->time_ms() * 1e-3) / 1e9;
@@ -198,10 +212,12 @@ int run_session(const Options& opt, const Registry& reg) {
       ProblemResult merged = merge_repetitions(reps, outlier_filter);
       for (ProblemResult& slot : results.problems)
         if (slot.id() == merged.id()) {
-          slot = std::move(merged);
+          slot = merged;
+          role.on_pooled(results.context, std::move(merged));
           return;
         }
-      results.problems.push_back(std::move(merged));
+      results.problems.push_back(merged);
+      role.on_pooled(results.context, std::move(merged));
     })
         ->Iterations(1)
         ->UseManualTime()
@@ -221,6 +237,7 @@ int run_session(const Options& opt, const Registry& reg) {
   benchmark::Shutdown();
   OPBENCH_CUDA_CHECK_NOTHROW(cudaStreamDestroy(stream));
 
+  if (auto code = role.finish(opt, results)) return *code;  // a worker's journal, a rank's shard report
   if (results.problems.empty()) {
     std::cerr << "bench_ops: no problem ran (does --benchmark_filter match any?)\n";
     return kExitUsage;
