@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Checks bench_ops's timing against Nsight Compute, the independent timer.
+
+For a selection of problems it runs bench_ops once as usual (its report gives each implementation's
+median device time) and once under ncu with --profile (every implementation launched once inside an NVTX
+range named category/op/dtype/shape/impl). ncu measures gpu__time_duration with its own cache flush
+(--cache-control all, the default: a cold L2, as bench_ops's default) and, with --clock-control none,
+at the clocks the GPU chooses, as bench_ops does. The kernels of each range are summed and the two
+times printed side by side.
+
+  scripts/ncu_check.py [--bench build/bench_ops] [--out DIR] -- <bench_ops selection arguments>
+  e.g. scripts/ncu_check.py -- --op add,softmax --shape 4096x4096 --dtype fp32,bf16
+       scripts/ncu_check.py -- --op add --shape 256x256 --timing graph
+
+Exit 0 when every pair is within --tolerance (default 5%), 1 otherwise, 2 when a run failed.
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+
+def bench_medians(bench, args, out_dir):
+    subprocess.run([bench, *args, "--output-dir", out_dir, "--format", "json"], check=True,
+                   stdout=subprocess.DEVNULL)
+    report = json.load(open(os.path.join(out_dir, "latest.json")))
+    medians = {}
+    for r in report["results"]:
+        key = f'{r["category"]}/{r["operation"]}/{r["dtype"]}/{r["shape_str"]}/{r["implementation"]}'
+        t = r.get("graph_time_ms") or r.get("time_ms")
+        if t:
+            medians[key] = t * 1000.0  # us
+    return medians
+
+
+RANGE = re.compile(r"([a-z_]+/[a-z0-9_]+/(?:fp32|fp16|bf16)/[0-9x]+/(?:framework|torch|cudnn|cublas))")
+DURATION = re.compile(r"gpu__time_duration\.sum\s+(\S+)\s+([0-9.,]+)")
+
+
+def ncu_times(bench, args, log_path):
+    cmd = ["ncu", "--profile-from-start", "off", "--clock-control", "none", "--nvtx",
+           "--metrics", "gpu__time_duration.sum", bench, *args, "--profile"]
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    open(log_path, "w").write(proc.stdout)
+    if proc.returncode != 0:
+        raise RuntimeError(f"ncu exited {proc.returncode}; see {log_path}")
+    times, current = {}, None
+    for line in proc.stdout.splitlines():
+        m = RANGE.search(line)
+        if m:  # the NVTX push/pop stack ncu prints with each kernel names our range
+            current = m.group(1)
+        d = DURATION.search(line)
+        if d and current:
+            unit, value = d.group(1), float(d.group(2).replace(",", ""))
+            scale = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3, "second": 1e6}.get(unit, 1.0)
+            times[current] = times.get(current, 0.0) + value * scale
+    return times
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bench", default="build/bench_ops")
+    ap.add_argument("--out", default=None, help="folder for the ncu log and the table (default: a temp dir)")
+    ap.add_argument("--tolerance", type=float, default=0.05)
+    ap.add_argument("selection", nargs=argparse.REMAINDER)
+    a = ap.parse_args()
+    sel = [x for x in a.selection if x != "--"]
+    out = a.out or tempfile.mkdtemp(prefix="ncu_check_")
+    os.makedirs(out, exist_ok=True)
+    try:
+        ours = bench_medians(a.bench, sel, os.path.join(out, "report"))
+        # --timing graph is bench_ops's own mode; ncu times single launches.
+        profile_sel = [x for i, x in enumerate(sel) if not (x.startswith("--timing") or (i > 0 and sel[i - 1] == "--timing"))]
+        theirs = ncu_times(a.bench, profile_sel, os.path.join(out, "ncu.log"))
+    except (subprocess.CalledProcessError, RuntimeError) as e:
+        print(f"ncu_check: {e}", file=sys.stderr)
+        return 2
+    rows, worst = [], 0.0
+    for key in sorted(set(ours) & set(theirs)):
+        ratio = ours[key] / theirs[key]
+        worst = max(worst, abs(ratio - 1))
+        rows.append(f"| {key} | {ours[key]:.2f} | {theirs[key]:.2f} | {ratio:.3f} |")
+    table = "| problem/implementation | bench_ops µs | ncu µs | ratio |\n|:---|---:|---:|---:|\n" + "\n".join(rows)
+    missing = sorted(set(ours) ^ set(theirs))
+    open(os.path.join(out, "ncu_check.md"), "w").write(table + "\n")
+    print(table)
+    if missing:
+        print(f"\nnot in both: {', '.join(missing)}")
+    within = sum(1 for r in rows if abs(float(r.split('|')[4]) - 1) <= a.tolerance)
+    print(f"\n{within} of {len(rows)} within {100 * a.tolerance:.0f}% (worst {100 * worst:.1f}%)")
+    return 0 if rows and within == len(rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
