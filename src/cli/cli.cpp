@@ -91,19 +91,14 @@ ParseOutcome parse_options(int argc, char** argv, const Registry& reg, Options& 
   app.add_option("--shape", shapes, "Run these shapes instead of the size classes, e.g. 1023x1025 (repeatable)");
   app.add_option("--dtype,-d", dtypes, "Element types: fp32, fp16, bf16 (default all three)")->delimiter(',');
   app.add_flag("--fast", fast, "The first two shapes of each size class and fewer timing samples");
-  const std::map<std::string, TimingMode> timing_modes = {
-      {"pure", TimingMode::pure}, {"graph", TimingMode::graph}, {"real", TimingMode::real}, {"both", TimingMode::both}};
-  app.add_option("--timing", opt.timing_mode,
+  std::string timing_word = "pure", l2_word = "cold";
+  app.add_option("--timing", timing_word,
                  "pure: device time of one launch between CUDA events, L2 cold and clean, the stream held until "
                  "the sample is queued (default); graph: N launches replayed from a CUDA graph, time per launch "
                  "(back-to-back throughput, no event floor); real: host wall clock per call, launch and sync "
-                 "included; both: pure and real")
-      ->transform(CLI::CheckedTransformer(timing_modes));
-  bool l2_cold = true;
-  const std::map<std::string, bool> l2_modes = {{"cold", true}, {"warm", false}};
-  app.add_option("--l2", l2_cold, "cold: flush the L2 (write, then read a 2 x L2 buffer) before each sample (default); "
-                 "warm: do not")
-      ->transform(CLI::CheckedTransformer(l2_modes));
+                 "included; both: pure and real");
+  app.add_option("--l2", l2_word, "cold: flush the L2 (write, then read a 2 x L2 buffer) before each sample (default); "
+                 "warm: do not");
   app.add_flag("--no-outlier-filter", no_outlier_filter, "Keep every timing sample (no IQR filter)");
   app.add_flag("--tf32", opt.settings.tf32,
                "fp32 matmuls on TF32 tensor cores in the framework (its TF32 path), LibTorch and cuBLAS alike, "
@@ -194,6 +189,14 @@ ParseOutcome parse_options(int argc, char** argv, const Registry& reg, Options& 
     }
   }
   if (opt.output_dir.empty()) return usage_error("--output-dir is empty");
+  const std::map<std::string, TimingMode> timing_modes = {
+      {"pure", TimingMode::pure}, {"graph", TimingMode::graph}, {"real", TimingMode::real}, {"both", TimingMode::both}};
+  if (!timing_modes.count(timing_word))
+    return usage_error(fmt::format("unknown --timing '{}'; valid: pure, graph, real, both", timing_word));
+  opt.timing_mode = timing_modes.at(timing_word);
+  if (l2_word != "cold" && l2_word != "warm")
+    return usage_error(fmt::format("unknown --l2 '{}'; valid: cold, warm", l2_word));
+  const bool l2_cold = l2_word == "cold";
   if (devices) {
     const auto list = dist::parse_device_list(*devices);
     if (!list)

@@ -17,11 +17,11 @@ namespace opbench {
 
 TimingConfig fast_timing(TimingConfig c) {
   c.warmup_ms = 10;
-  c.rel_precision = 0.01;
+  c.rel_precision = 0.02;
   c.min_samples = 8;
-  c.max_samples = 500;
-  c.min_time_ms = 2;
-  c.timeout_ms = 400;
+  c.max_samples = 150;
+  c.min_time_ms = 1;
+  c.timeout_ms = 100;
   return c;
 }
 

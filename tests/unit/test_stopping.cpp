@@ -188,9 +188,9 @@ TEST(TimingConfig, FastIsLooserAndTheRulesReadInWords) {
   EXPECT_LT(fast.warmup_ms, def.warmup_ms);
 
   const std::string rule = describe_stopping(def);
-  EXPECT_NE(rule.find("±0.5%"), std::string::npos) << rule;
-  EXPECT_NE(rule.find("at least 10 samples and 5 ms"), std::string::npos) << rule;
-  EXPECT_NE(rule.find("2000 rounds or 1500 ms"), std::string::npos) << rule;
+  EXPECT_NE(rule.find("±1%"), std::string::npos) << rule;
+  EXPECT_NE(rule.find("at least 10 samples and 3 ms"), std::string::npos) << rule;
+  EXPECT_NE(rule.find("500 rounds or 250 ms"), std::string::npos) << rule;
   EXPECT_NE(rule.find("75%"), std::string::npos) << rule;
 
   TimingConfig warm = def;
