@@ -291,7 +291,9 @@ std::string benchmark_filter(const std::vector<std::string>& ids, std::size_t ma
   std::vector<std::string> parts;
   if (ids.size() <= max_names) {
     for (const auto& id : ids) parts.push_back(regex_escape(id));
-    return "^(" + join(parts, "|") + ")$";
+    // Google Benchmark matches the whole run name, which carries suffixes after the problem id
+    // ("/iterations:1/manual_time"): the id ends at a '/' or at the end, never inside a longer shape.
+    return "^(" + join(parts, "|") + ")(/|$)";
   }
   std::set<std::string> prefixes;  // "category/op/"
   for (const auto& id : ids) {
