@@ -49,7 +49,9 @@ src=$work/src
 if [ ! -f "$src/.ab-patched" ]; then
   rm -rf "$src"
   mkdir -p "$src"
-  (cd "$root" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf -) | tar -x -C "$src"
+  # The working tree as it is (not git's index: a copy of the tree, as the GPU node gets, may carry a
+  # .git older than its files), without build folders and scratch space.
+  tar -C "$root" --exclude=./.git --exclude='./build*' --exclude=./.scratch -cf - . | tar -x -C "$src"
   # Outside any repository (the work folder may sit inside this one): git apply then patches files.
   if ! (cd "$src" && GIT_CEILING_DIRECTORIES=$work git apply "$root/tests/ab/slow_relu.patch"); then
     log "tests/ab/slow_relu.patch no longer applies to kernels/elementwise/ops.cuh: update the patch"
