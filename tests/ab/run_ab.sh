@@ -76,8 +76,8 @@ comparison=("$work"/b/compare/compare_*.json)
 cp "${comparison[0]}" "$work/ab_comparison.json"
 cp "${comparison[0]%.json}.md" "$work/ab_comparison.md"
 filter=$(cat "$work/b/compare/rerun_filter.txt")
-ids=${filter#^(}  # ^(a|b)$, or ^(category/op/|...) when many were flagged
-ids=${ids%\$}
+ids=${filter#^(}  # ^(a|b)(/|$), or ^(category/op/|...) when many were flagged
+ids=${ids%(/|\$)}
 ids=${ids%)}
 if [ -z "$ids" ]; then
   log "UNEXPECTED: no regression held; relu was not flagged (see $work/ab_comparison.md)"
