@@ -359,7 +359,11 @@ def read_history(path):
                 continue
             try:
                 run = json.loads(line)
-                run["timestamp"], run["categories"]  # the fields the chart needs
+                # `bench_ops history append` writes "date" and "commit" (src/compare/history.cpp).
+                run.setdefault("timestamp", run.get("date"))
+                run.setdefault("git_commit", run.get("commit", ""))
+                if not isinstance(run["timestamp"], str) or not isinstance(run["categories"], dict):
+                    raise TypeError("not a history record")
                 runs.append(run)
             except (ValueError, KeyError, TypeError):
                 bad += 1

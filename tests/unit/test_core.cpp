@@ -184,3 +184,12 @@ TEST(Registry, ShapesAnOpCannotReadAreRejectedWithItsReason) {
   ASSERT_EQ(rejected.size(), 2u);
   for (const Rejected& r : rejected) EXPECT_FALSE(r.reason.empty()) << r.problem.id();
 }
+
+TEST(Registry, GatherCountsEachDistinctRowOnce) {
+  // 1000 random indices into 1000 rows: about 632 distinct rows are read, 1000 written.
+  const OpDef* g = global_registry().find("gather");
+  ASSERT_NE(g, nullptr);
+  const double distinct = 1000.0 * (1.0 - std::pow(0.999, 1000.0));
+  EXPECT_NEAR(distinct, 632.3, 0.1);
+  EXPECT_DOUBLE_EQ(g->bytes({1000, 64}, DType::f32), (distinct + 1000.0) * 64 * 4 + 8.0 * 1000);
+}
