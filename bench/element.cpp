@@ -37,6 +37,7 @@ void add_binary(Registry& r, const std::string& name, fw::BinaryOp op, Init a_in
 void add_broadcast(Registry& r, const std::string& name, fw::Broadcast bc, const std::string& what) {
   OpDef d = make_op(name, kElement, what);
   d.tags = {"broadcast"};  // --category broadcast (the Genesis scripts' name for these)
+  d.twin_of = "add";       // the same sum over full operands
   d.io = [bc](const Shape& s, DType t) {
     const Rows rc = as_rows(s);
     const Shape b_shape = bc == fw::Broadcast::row ? Shape{rc.cols} : Shape{rc.rows, 1};

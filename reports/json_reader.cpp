@@ -103,6 +103,7 @@ RunResults from_json(const json& j) {
     if (!dt) throw std::runtime_error("report JSON: unknown dtype in a record of " + p.op);
     p.dtype = *dt;
     p.bytes = rec.at("bytes"), p.flops = rec.at("flops"), p.bytes_written = rec.at("bytes_written");
+    p.twin_of = rec.value("twin_of", std::string());
     p.gpu = gpu_id_from(rec);
     p.wall_ms = rec.value("wall_ms", 0.0);
     p.selection_index = rec.value("selection_index", -1);

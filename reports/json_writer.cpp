@@ -185,6 +185,7 @@ json record(const ProblemRow& row, const ImplRow& m) {
   j["verification"] = verification_json(v);
   j["bytes"] = p.bytes;
   j["bytes_written"] = p.bytes_written;
+  if (!p.twin_of.empty()) j["twin_of"] = p.twin_of;
   j["flops"] = p.flops;
   // Runs over several GPUs and nodes: where the result was measured, what the problem cost, its place.
   if (p.gpu.known()) put_gpu_id(p.gpu, j);

@@ -194,8 +194,8 @@ Recommendation low_bandwidth(const ReportRows& report, const std::vector<Row>& r
   return rec;
 }
 
-// "add_bcast_row" is the broadcast twin of "add": it reads a row instead of a whole second operand, so
-// on the same output shape it should never take longer.
+// An op with a twin (OpDef::twin_of: add_bcast_row's is add) reads less than its twin on the same
+// output shape, so it should never take longer.
 Recommendation slow_broadcasts(const std::vector<Row>& rows) {
   Recommendation rec{"Broadcasts slower than their same-shape twin",
                      "A broadcast operand is one row or column reused across the output, so these ops move fewer "
@@ -203,9 +203,8 @@ Recommendation slow_broadcasts(const std::vector<Row>& rows) {
                      "arithmetic or at uncoalesced reads of the broadcast operand.",
                      {}};
   for (const auto& b : rows) {
-    const auto pos = b.p->op.find("_bcast");
-    if (pos == std::string::npos || b.status != Status::ok || !b.fw.timed()) continue;
-    const std::string base = b.p->op.substr(0, pos);
+    if (b.p->twin_of.empty() || b.status != Status::ok || !b.fw.timed()) continue;
+    const std::string& base = b.p->twin_of;
     for (const auto& t : rows) {
       if (t.p->op != base || t.p->shape != b.p->shape || t.p->dtype != b.p->dtype) continue;
       if (t.status != Status::ok || !t.fw.timed() || b.fw.time_ms <= t.fw.time_ms) continue;

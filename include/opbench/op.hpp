@@ -90,6 +90,9 @@ struct OpDef {
   // Other names that select this op with --category (e.g. "broadcast" on add_bcast_row): a tag names a
   // group of ops across or inside categories, so shared code never tests op names.
   std::vector<std::string> tags;
+  // The op that does this one's work on full operands (a broadcast's plain op: add for add_bcast_row).
+  // On the same shape this op moves fewer bytes, so the reports flag it when it is slower than its twin.
+  std::string twin_of;
   std::string description;
   std::vector<DType> dtypes = {DType::f32, DType::f16, DType::bf16};
 

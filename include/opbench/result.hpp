@@ -140,6 +140,7 @@ struct ProblemResult {
   // Of `bytes`, those written (0: not declared). It chooses the memory roof: an op that writes as much
   // as it reads is held to the measured copy, one that only reads to the measured read sweep.
   double bytes_written = 0;
+  std::string twin_of;  // OpDef::twin_of: the op this one should never be slower than on the same shape
   // Appended for runs over several GPUs and nodes:
   GpuId gpu;                 // where it was measured
   double wall_ms = 0;        // wall time the whole problem took (setup, gate, warm-up, samples); balances shards

@@ -94,6 +94,7 @@ RunResults small_run() {
   r.problems.push_back(add);
   r.problems.push_back(problem("add_bcast_row", Category{"element"}, {4096, 4096}, SizeClass::large, DType::f32,
                                2 * n * 4 + 4096 * 4, n * 4, 0.0601, 0.0790));
+  r.problems.back().twin_of = "add";
   r.problems.push_back(problem("relu", Category{"activation"}, {256, 256}, SizeClass::small, DType::f16,
                                2 * 65536 * 2, 65536 * 2, 0.00412, 0.00398));
 
