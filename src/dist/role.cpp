@@ -24,6 +24,7 @@
 #include "src/dist/merge.hpp"
 #include "src/dist/workers.hpp"
 #include "src/run/build_info.hpp"
+#include "src/run/context.hpp"
 
 namespace fs = std::filesystem;
 
@@ -35,28 +36,9 @@ int usage(const std::string& msg) {
   return kExitUsage;
 }
 
-std::string utc_now(const char* f) {
-  std::time_t t = std::time(nullptr);
-  char buf[64];
-  std::strftime(buf, sizeof buf, f, std::gmtime(&t));
-  return buf;
-}
-
 // What a report says of the run when no GPU was described in this process (an empty shard, a parent
 // whose workers all failed to start).
-RunContext base_context(const Options& opt) {
-  RunContext c;
-  c.command_line = opt.command_line;
-  c.git_commit = build_commit();
-  c.timestamp = utc_now("%Y-%m-%dT%H:%M:%SZ");
-  c.timing_mode = timing_mode_name(opt.timing_mode);
-  c.l2_mode = opt.timing.l2_cold ? "cold" : "warm";
-  c.l2_flush = describe_flush(opt.timing);
-  c.stopping = describe_stopping(opt.timing);
-  c.tf32 = opt.settings.tf32;
-  c.outlier_filter = opt.timing.outlier_filter;
-  return c;
-}
+RunContext base_context(const Options& opt) { return settings_context(opt); }
 
 std::string self_executable() {
   std::error_code ec;

@@ -17,19 +17,12 @@
 #include "src/dist/role.hpp"
 #include "src/model/stats.hpp"
 #include "src/reference/reference.hpp"
-#include "src/run/build_info.hpp"
+#include "src/run/context.hpp"
 #include "src/run/pipeline.hpp"
 #include "src/run/roofs.hpp"
 
 namespace opbench {
 namespace {
-
-std::string utc_now(const char* fmt_str) {
-  std::time_t t = std::time(nullptr);
-  char buf[64];
-  std::strftime(buf, sizeof buf, fmt_str, std::gmtime(&t));
-  return buf;
-}
 
 // The problems the command line selects, minus those whose op cannot read a --shape (said why). Exit code
 // on a selection that runs nothing.
@@ -80,7 +73,7 @@ std::optional<int> check_environment(const Options& opt) {
 
 RunContext describe(const Options& opt, const Registry& reg, const std::vector<Problem>& problems,
                     TimingResources& timing, cudaStream_t stream) {
-  RunContext ctx;
+  RunContext ctx = settings_context(opt);
   ctx.device = query_device();
   ctx.device.measured_copy_gbps = measure_copy_gbps(timing, stream);
   ctx.device.measured_read_gbps = measure_read_gbps(timing, stream);
@@ -91,15 +84,6 @@ RunContext describe(const Options& opt, const Registry& reg, const std::vector<P
   ctx.device.cublas_version = reference::cublas_version();
   ctx.device.cudnn_version = reference::cudnn_version();
   ctx.device.torch_version = reference::torch_version();
-  ctx.command_line = opt.command_line;
-  ctx.git_commit = build_commit();
-  ctx.timestamp = utc_now("%Y-%m-%dT%H:%M:%SZ");
-  ctx.timing_mode = timing_mode_name(opt.timing_mode);
-  ctx.l2_mode = opt.timing.l2_cold ? "cold" : "warm";
-  ctx.l2_flush = describe_flush(opt.timing);
-  ctx.stopping = describe_stopping(opt.timing);
-  ctx.tf32 = opt.settings.tf32;
-  ctx.outlier_filter = opt.timing.outlier_filter;
   return ctx;
 }
 
