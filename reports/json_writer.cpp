@@ -17,7 +17,7 @@ json opt(std::optional<double> v) { return v ? json(*v) : json(nullptr); }
 // The kept samples, in ms rounded to 0.1 ns (far below the run-to-run noise of any GPU timing). A
 // long set is thinned to kMaxStoredSamples by an even stride over the order taken, which keeps its
 // distribution (what a comparison's rank test reads) while a full suite's report stays a few MB.
-constexpr std::size_t kMaxStoredSamples = 256;
+constexpr std::size_t kMaxStoredSamples = 64;
 json samples_json(const std::vector<double>& ms) {
   json a = json::array();
   const std::size_t n = ms.size();
