@@ -25,6 +25,7 @@
 #include "src/dist/workers.hpp"
 #include "src/run/build_info.hpp"
 #include "src/run/context.hpp"
+#include "src/run/output.hpp"
 
 namespace fs = std::filesystem;
 
@@ -292,28 +293,20 @@ std::optional<int> Role::finish(const Options& opt, const RunResults& results) {
 }
 
 int Role::write_output(const Options& opt, RunResults& results) {
+  if (shard_.count == 0) return write_run_reports(opt, reports::build_report(results));
   const bool failures = reports::has_failures(reports::build_report(results).summary);
   try {
-    if (shard_.count > 0) {
-      const std::string path = write_shard_report(results, opt.output_dir);
-      std::cout << "shard report: " << path << (failures ? " (it holds incorrect or failed results)" : "")
-                << "\nWhen every rank has finished: bench_ops merge " << opt.output_dir << "\n";
-      // A launcher takes a non-zero exit for a crash and stops the other ranks (torchrun, mpirun): a rank
-      // whose report is written exits 0, and the merge's exit code says whether every result is correct.
-      return kExitOk;
-    } else {
-      const std::string stem = "ops_" + utc_now("%Y%m%d-%H%M%S");
-      for (const std::string& path :
-           reports::write_reports(results, opt.output_dir, opt.write_markdown, opt.write_json, stem))
-        std::cout << "report: " << path << "\n";
-      reports::refresh_index(opt.output_dir);
-    }
+    const std::string path = write_shard_report(results, opt.output_dir);
+    std::cout << "shard report: " << path << (failures ? " (it holds incorrect or failed results)" : "")
+              << "\nWhen every rank has finished: bench_ops merge " << opt.output_dir << "\n";
+    // A launcher takes a non-zero exit for a crash and stops the other ranks (torchrun, mpirun): a rank
+    // whose report is written exits 0, and the merge's exit code says whether every result is correct.
+    return kExitOk;
   } catch (const std::exception& e) {
-    std::cerr << "bench_ops: could not write the reports: " << e.what()
+    std::cerr << "bench_ops: could not write the shard report: " << e.what()
               << "\nChoose a writable directory with --output-dir DIR.\n";
     return kExitReportWrite;
   }
-  return failures ? kExitFailures : kExitOk;
 }
 
 int Role::run_parent(const Options& opt, const std::vector<Problem>& problems) {

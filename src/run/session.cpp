@@ -18,6 +18,7 @@
 #include "src/model/stats.hpp"
 #include "src/reference/reference.hpp"
 #include "src/run/context.hpp"
+#include "src/run/output.hpp"
 #include "src/run/pipeline.hpp"
 #include "src/run/roofs.hpp"
 
@@ -233,18 +234,7 @@ int run_session(const Options& opt, const Registry& reg) {
     std::cout << "profiled " << results.problems.size() << " problems (no reports are written with --profile)\n";
     return reports::has_failures(report.summary) ? kExitFailures : kExitOk;
   }
-  try {
-    const std::string stem = "ops_" + utc_now("%Y%m%d-%H%M%S");
-    for (const std::string& path :
-         reports::write_reports(report, opt.output_dir, opt.write_markdown, opt.write_json, stem))
-      std::cout << "report: " << path << "\n";
-    reports::refresh_index(opt.output_dir);
-  } catch (const std::exception& e) {
-    std::cerr << "bench_ops: could not write the reports: " << e.what()
-              << "\nChoose a writable directory with --output-dir DIR.\n";
-    return kExitReportWrite;
-  }
-  return reports::has_failures(report.summary) ? kExitFailures : kExitOk;
+  return write_run_reports(opt, report);
 }
 
 }  // namespace opbench
