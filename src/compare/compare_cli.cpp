@@ -1,6 +1,7 @@
 // The command lines of bench_ops compare and bench_ops history (CLI11), and what they run.
 #include "src/compare/compare_cli.hpp"
 
+#include <optional>
 #include <fmt/format.h>
 #include <fmt/ranges.h>  // fmt::join
 
@@ -50,6 +51,19 @@ std::optional<double> parse_fraction(const std::string& text) {
 int usage(const std::string& what, const std::string& msg) {
   std::cerr << "bench_ops " << what << ": " << msg << "\n(bench_ops " << what << " --help lists every option)\n";
   return kCompareBadInput;
+}
+
+// Parses `app`; an exit code when the command is over (help printed, or a usage error reported).
+std::optional<int> parse_or_exit(CLI::App& app, int argc, char** argv, const std::string& what) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return kCompareOk;
+  } catch (const CLI::ParseError& e) {
+    return usage(what, e.what());
+  }
+  return std::nullopt;
 }
 
 int bad_input(const std::string& what, const std::string& msg) {
@@ -103,14 +117,7 @@ int main(int argc, char** argv) {
   app.add_option("--find-baseline", find_dirs,
                  "Print the best baseline for CURRENT among the reports in these folders (repeatable) and exit")
       ->allow_extra_args(false);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    std::cout << app.help();
-    return kCompareOk;
-  } catch (const CLI::ParseError& e) {
-    return usage("compare", e.what());
-  }
+  if (auto code = parse_or_exit(app, argc, argv, "compare")) return *code;
 
   const auto t = parse_fraction(threshold), cd = parse_fraction(clock_diff);
   if (!t) return usage("compare", fmt::format("--threshold '{}': write a percentage (5%) or a fraction below 1 (0.05)", threshold));
@@ -197,14 +204,7 @@ int history_main(int argc, char** argv) {
                                                "(tool: customSmallerIsBetter): framework and LibTorch medians in ms");
   exp->add_option("report", report, "The run's JSON report")->required();
   exp->add_option("--output", output, "The file to write")->required();
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    std::cout << app.help();
-    return kCompareOk;
-  } catch (const CLI::ParseError& e) {
-    return usage("history", e.what());
-  }
+  if (auto code = parse_or_exit(app, argc, argv, "history")) return *code;
 
   try {
     if (*show) {

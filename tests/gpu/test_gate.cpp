@@ -13,6 +13,7 @@
 #include "opbench/registry.hpp"
 #include "src/core/cuda_check.hpp"
 #include "src/core/device_info.hpp"
+#include "tests/gpu/gpu_skip.hpp"
 #include "src/reference/reference.hpp"
 #include "src/run/pipeline.hpp"
 
@@ -20,13 +21,7 @@ using namespace opbench;
 
 namespace {
 
-std::string skip_reason() {
-  std::string why;
-  if (cuda_device_count(&why) == 0) return "no CUDA GPU (" + why + "): GPU tests skipped";
-  if (!reference::torch_has_cuda())
-    return "LibTorch " + reference::torch_version() + " has no CUDA: GPU tests need a CUDA LibTorch";
-  return "";
-}
+using testing_gpu::skip_reason;
 
 using Fault = std::function<void(const Bindings&, cudaStream_t)>;
 
