@@ -3,13 +3,18 @@
 # record the run in the history. Fails (exit 1) only for a regression of the framework that holds on
 # the re-run of the flagged problems; a flaky flag does not fail the night.
 #
-#   scripts/nightly.sh [--baseline FILE|DIR|latest|none] [--store DIR] [--artifacts DIR]
-#                      [--history FILE|none] [--threshold PCT] [--ignore-device] [--] [bench_ops args...]
+#   scripts/nightly.sh [--baseline FILE|DIR|latest|none] [--baseline-window N] [--baseline-pool FILE]...
+#                      [--store DIR] [--artifacts DIR] [--history FILE|none] [--threshold PCT]
+#                      [--ignore-device] [--] [bench_ops args...]
 #
 # --baseline   latest (default): the report in --store, else in docs/benchmark, of the same GPU, driver
 #              and settings with the most problems in common (newest on a tie); none: no comparison.
 #              A FILE or a DIR of reports is used as given. No report of this GPU yet: the night is
 #              recorded without a comparison.
+# --baseline-window  with latest: pool the samples of the best N such reports (default 3; the newest
+#              nights that passed): a kernel's median moves between processes by up to ~6% on small
+#              kernels (notes/methodology.md), and one lucky baseline process would flag it.
+# --baseline-pool    a further report pooled with the baseline (repeatable), with FILE or DIR baselines.
 # --store      a folder kept between nights (on the runner): a night without a confirmed regression
 #              leaves its report there (the newest 10 are kept), so the next night compares against it.
 #              A regression stays red until it is fixed, or accepted by copying the report there.
@@ -27,6 +32,8 @@
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 baseline=latest
+window=3
+pool=()
 store=""
 artifacts=""
 history=$OPBENCH_ROOT/docs/benchmark/history.jsonl
@@ -35,6 +42,8 @@ args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --baseline) baseline=${2:?"--baseline needs FILE, DIR, latest or none"}; shift 2 ;;
+    --baseline-window) window=${2:?"--baseline-window needs a count"}; shift 2 ;;
+    --baseline-pool) pool+=(--baseline-pool "${2:?"--baseline-pool needs a report"}"); shift 2 ;;
     --store) store=${2:?"--store needs a folder"}; shift 2 ;;
     --artifacts) artifacts=${2:?"--artifacts needs a folder"}; shift 2 ;;
     --history) history=${2:?"--history needs a file or none"}; shift 2 ;;
@@ -99,8 +108,14 @@ case $baseline in
     dirs=()
     if [ -n "$store" ] && [ -d "$store" ]; then dirs+=(--find-baseline "$store"); fi
     dirs+=(--find-baseline "$OPBENCH_ROOT/docs/benchmark")
-    if base=$("$bench" compare "${dirs[@]}" "${compare_opts[@]}" "$current"); then
+    if found=$("$bench" compare "${dirs[@]}" --baselines "$window" "${compare_opts[@]}" "$current"); then
+      mapfile -t chosen <<<"$found"
+      base=${chosen[0]}
       log "baseline: $base"
+      for p in "${chosen[@]:1}"; do
+        pool+=(--baseline-pool "$p")
+        log "pooled with: $p"
+      done
     else
       base=""
       log "no earlier report of this GPU and settings: this night is recorded without a comparison"
@@ -113,7 +128,7 @@ crc=0
 comparison=""
 if [ -n "$base" ]; then
   filter=$artifacts/compare/rerun_filter.txt
-  "$bench" compare "$base" "$current" --output-dir "$artifacts/compare" --rerun-filter "$filter" \
+  "$bench" compare "$base" "$current" "${pool[@]}" --output-dir "$artifacts/compare" --rerun-filter "$filter" \
     "${compare_opts[@]}" || crc=$?
   case $crc in 0 | 1) ;; *) exit "$crc" ;; esac
   if [ "$crc" -eq 1 ]; then
@@ -121,7 +136,7 @@ if [ -n "$base" ]; then
     run_suite "$artifacts/rerun" "--benchmark_filter=$(cat "$filter")"
     rerun=$(report_in "$artifacts/rerun")
     crc=0
-    "$bench" compare "$base" "$current" --rerun "$rerun" --output-dir "$artifacts/compare" \
+    "$bench" compare "$base" "$current" "${pool[@]}" --rerun "$rerun" --output-dir "$artifacts/compare" \
       --rerun-filter "$filter" "${compare_opts[@]}" || crc=$?
     case $crc in 0 | 1) ;; *) exit "$crc" ;; esac
   fi

@@ -30,7 +30,9 @@ Examples:
   bench_ops compare docs/benchmark/ops_20261122-114252.json build/run/latest.json
   bench_ops compare docs/benchmark build/run/latest.json      (a folder: the best baseline in it)
   bench_ops compare --find-baseline docs/benchmark build/run/latest.json
-  bench_ops compare BASE.json CUR.json --rerun RERUN.json      (confirm the flagged results))";
+  bench_ops compare BASE.json CUR.json --rerun RERUN.json      (confirm the flagged results)
+  bench_ops compare BASE.json CUR.json --baseline-pool OLDER.json  (pool two baseline processes)
+  bench_ops compare docs/benchmark CUR.json --baselines 3       (pool the best three of a folder))";
 
 // "5%" -> 0.05, "0.05" -> 0.05. A bare number from 1 up is refused: "5" could mean either.
 std::optional<double> parse_fraction(const std::string& text) {
@@ -92,7 +94,8 @@ int main(int argc, char** argv) {
                "needed) and write a console table, a Markdown and a JSON comparison report.",
                "bench_ops compare"};
   app.footer(kCompareFooter);
-  std::vector<std::string> files, formats, find_dirs;
+  std::vector<std::string> files, formats, find_dirs, pool_paths;
+  int baselines = 1;
   std::string threshold = "5%", clock_diff = "5%", output_dir, rerun_path, filter_path;
   Rule rule;
   bool ignore_device = false;
@@ -117,6 +120,15 @@ int main(int argc, char** argv) {
   app.add_option("--find-baseline", find_dirs,
                  "Print the best baseline for CURRENT among the reports in these folders (repeatable) and exit")
       ->allow_extra_args(false);
+  app.add_option("--baseline-pool", pool_paths,
+                 "More reports of the baseline's state (earlier nights, other processes of the same build): "
+                 "their samples are pooled with BASELINE's, so that a change must stand out from the spread "
+                 "between processes (repeatable)")
+      ->allow_extra_args(false);
+  app.add_option("--baselines", baselines,
+                 "With a folder as BASELINE or with --find-baseline: take the best N reports (most problems in "
+                 "common, then newest); the first is the baseline, the others are pooled with it (default 1)")
+      ->check(CLI::Range(1, 100));
   if (auto code = parse_or_exit(app, argc, argv, "compare")) return *code;
 
   const auto t = parse_fraction(threshold), cd = parse_fraction(clock_diff);
@@ -137,12 +149,12 @@ int main(int argc, char** argv) {
     if (!find_dirs.empty()) {
       if (files.size() != 1) return usage("compare", "--find-baseline DIR takes one report: the current run's");
       const RunResults cur = load_report(files[0]);
-      const auto choice = find_baseline(find_dirs, cur, files[0], ignore_device);
-      if (!choice)
+      const auto choices = find_baselines(find_dirs, cur, files[0], ignore_device, baselines);
+      if (choices.empty())
         return bad_input("compare", fmt::format("no report in {} can be a baseline for {} (same GPU, driver and "
                                                 "settings, at least one problem in common)",
                                                 fmt::join(find_dirs, ", "), files[0]));
-      std::cout << choice->path << "\n";
+      for (const BaselineChoice& c : choices) std::cout << c.path << "\n";
       return kCompareOk;
     }
     if (files.size() != 2) return usage("compare", "give two reports: BASELINE CURRENT");
@@ -151,16 +163,29 @@ int main(int argc, char** argv) {
     const RunResults cur = load_report(cur_path);
     std::error_code ec;
     if (fs::is_directory(base_path, ec)) {
-      const auto choice = find_baseline({base_path}, cur, cur_path, ignore_device);
-      if (!choice)
+      const auto choices = find_baselines({base_path}, cur, cur_path, ignore_device, baselines);
+      if (choices.empty())
         return bad_input("compare", fmt::format("no report in {} can be a baseline for {} (same GPU, driver and "
                                                 "settings, at least one problem in common)", base_path, cur_path));
-      std::cout << fmt::format("baseline chosen from {}: {} ({} problems in common)\n", base_path, choice->path,
-                               choice->shared);
-      base_path = choice->path;
+      for (std::size_t k = 0; k < choices.size(); ++k) {
+        std::cout << fmt::format("{} chosen from {}: {} ({} problems in common)\n", k ? "pooled baseline" : "baseline",
+                                 base_path, choices[k].path, choices[k].shared);
+        if (k) pool_paths.push_back(choices[k].path);
+      }
+      base_path = choices.front().path;
     }
-    const RunResults base = load_report(base_path);
+    RunResults base = load_report(base_path);
+    std::vector<RunResults> pool;
+    std::vector<RunInfo> pool_info;
+    for (const std::string& p : pool_paths) {
+      pool.push_back(load_report(p));
+      // Every pooled report must be comparable with the current run, as the baseline is.
+      check_comparable(pool.back().context, cur.context, ignore_device, p, cur_path);
+      pool_info.push_back({p, pool.back().context});
+    }
+    if (!pool.empty()) pool_baselines(base, pool);
     Comparison c = compare_runs({base_path, {}}, base, {cur_path, {}}, cur, rule, ignore_device);
+    c.baseline_pool = std::move(pool_info);
     if (!rerun_path.empty()) apply_rerun(c, base, {rerun_path, {}}, load_report(rerun_path));
 
     write_console(c, std::cout);

@@ -80,6 +80,8 @@ struct RunInfo {
 
 struct Comparison {
   RunInfo baseline, current;
+  // Further reports whose samples were pooled into the baseline's (pool_baselines, --baseline-pool).
+  std::vector<RunInfo> baseline_pool;
   std::optional<RunInfo> rerun;
   Rule rule;
   bool ignore_device = false;

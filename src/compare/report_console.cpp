@@ -38,8 +38,9 @@ std::string rerun_text(const Comparison& c, const ImplDelta& d) {
 }  // namespace
 
 void write_console(const Comparison& c, std::ostream& os) {
-  os << "baseline: " << run_label(c.baseline) << "\n"
-     << "current:  " << run_label(c.current) << "\n";
+  os << "baseline: " << run_label(c.baseline) << "\n";
+  for (const RunInfo& r : c.baseline_pool) os << "  pooled:  " << run_label(r) << "\n";
+  os << "current:  " << run_label(c.current) << "\n";
   if (c.rerun) os << "re-run:   " << run_label(*c.rerun) << "\n";
   os << fmt::format("{}, {}; threshold {:.3g}%, U test alpha {}\n", c.current.context.device.name,
                     settings_text(c.current.context), c.rule.threshold * 100, c.rule.alpha);

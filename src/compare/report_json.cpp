@@ -31,6 +31,12 @@ json run_json(const RunInfo& r) {
           {"tf32", c.tf32}};
 }
 
+json pool_json(const Comparison& c) {
+  json a = json::array();
+  for (const RunInfo& r : c.baseline_pool) a.push_back(run_json(r));
+  return a;
+}
+
 json timing_json(const std::optional<TimingBrief>& t) {
   if (!t) return nullptr;
   return {{"median_ms", t->median_ms}, {"q1_ms", t->q1_ms},       {"q3_ms", t->q3_ms},
@@ -138,6 +144,7 @@ json to_json(const Comparison& c) {
   return {{"schema", "opbench-compare"},
           {"schema_version", kCompareSchemaVersion},
           {"baseline", run_json(c.baseline)},
+          {"baseline_pool", pool_json(c)},
           {"current", run_json(c.current)},
           {"rerun", c.rerun ? run_json(*c.rerun) : json(nullptr)},
           {"rule",

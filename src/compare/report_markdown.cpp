@@ -28,8 +28,14 @@ std::string rerun_cell(const Comparison& c, const ImplDelta& d) {
 }
 
 void context_table(const Comparison& c, std::ostream& os) {
-  std::vector<const RunInfo*> runs = {&c.baseline, &c.current};
-  std::vector<std::string> header = {"", "Baseline", "Current"};
+  std::vector<const RunInfo*> runs = {&c.baseline};
+  std::vector<std::string> header = {"", "Baseline"};
+  for (std::size_t k = 0; k < c.baseline_pool.size(); ++k) {
+    runs.push_back(&c.baseline_pool[k]);
+    header.push_back(fmt::format("Baseline pool {}", k + 1));
+  }
+  runs.push_back(&c.current);
+  header.push_back("Current");
   if (c.rerun) {
     runs.push_back(&*c.rerun);
     header.push_back("Re-run of the flagged results");

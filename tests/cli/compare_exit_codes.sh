@@ -70,6 +70,12 @@ cp "$data/compare_other_gpu.json" "$tmp/reports/ops_20261121-030000.json"
 expect 0 "ops_20261120-030000.json" compare --find-baseline "$tmp/reports" "$slower"
 expect 1 "baseline chosen from" compare "$tmp/reports" "$slower" --format none
 expect 2 "no report in" compare --find-baseline "$tmp/a_file" "$slower"
+cp "$base" "$tmp/reports/ops_20261119-030000.json"  # a second baseline process (same time: the path breaks the tie)
+check "--baselines 2 prints two, best first" test "$("$bench" compare --find-baseline "$tmp/reports" --baselines 2 "$slower" |
+  xargs -n1 basename | tr '\n' ' ')" = "ops_20261119-030000.json ops_20261120-030000.json "
+expect 1 "pooled baseline chosen from" compare "$tmp/reports" "$slower" --baselines 2 --format none
+expect 1 "  pooled:  " compare "$base" "$slower" --baseline-pool "$tmp/reports/ops_20261119-030000.json" --format none
+expect 2 "--ignore-device" compare "$base" "$slower" --baseline-pool "$data/compare_other_gpu.json" --format none
 
 # History: append (with the comparison's digest), the trend page, show, export.
 expect 0 "history: $tmp/hist/history.jsonl (1 run)" history append "$slower" --history "$tmp/hist/history.jsonl" \

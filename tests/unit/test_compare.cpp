@@ -409,6 +409,62 @@ TEST(Baseline, ChoosesTheComparableReportWithMostProblemsInCommonThenTheNewest) 
   fs::remove_all(dir);
 }
 
+TEST(Baseline, FindsTheBestNInOrder) {
+  const fs::path dir = fs::temp_directory_path() / ("opbench_findn_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const RunResults cur = suite("cur", "2026-11-22T00:00:00Z", 9);
+  save(suite("a", "2026-11-19T00:00:00Z", 2), dir / "ops_20261119-000000.json");
+  save(suite("b", "2026-11-20T00:00:00Z", 3), dir / "ops_20261120-000000.json");
+  save(suite("c", "2026-11-21T00:00:00Z", 4), dir / "ops_20261121-000000.json");
+  const auto two = find_baselines({dir.string(), dir.string()}, cur, "cur.json", false, 2);  // a folder twice: once
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_EQ(fs::path(two[0].path).filename(), "ops_20261121-000000.json");
+  EXPECT_EQ(fs::path(two[1].path).filename(), "ops_20261120-000000.json");
+  EXPECT_EQ(find_baselines({dir.string()}, cur, "cur.json", false, 10).size(), 3u);
+  fs::remove_all(dir);
+}
+
+// Two processes of the same code: one measured relu at 1.00, the other 6% slower (a between-process
+// shift, as the H100 shows on small kernels). A current run in the slow state is "slower" against the
+// lucky process alone, and not against the two pooled; a real 20% regression stays slower.
+TEST(Baseline, PoolingTwoBaselineProcessesAbsorbsTheShiftBetweenThem) {
+  const RunResults lucky = suite("a", "2026-11-20T01:00:00Z", 1);
+  const RunResults other = suite("a", "2026-11-20T02:00:00Z", 2, 1.06);
+  const RunResults cur = suite("a", "2026-11-20T03:00:00Z", 3, 1.06);
+  const Comparison alone = compare_runs(info("lucky"), lucky, info("cur"), cur, kRule, false);
+  EXPECT_EQ(alone.problems[0].find(ImplKind::framework)->time->verdict, Verdict::slower);
+
+  RunResults pooled = lucky;
+  pool_baselines(pooled, {other});
+  const TimeStats& t = *pooled.problems[0].find(ImplKind::framework)->pure;
+  EXPECT_EQ(t.samples, 40);
+  EXPECT_EQ(t.samples_ms.size(), 40u);
+  EXPECT_EQ(t.stop_reason, "pooled: the samples of 2 reports");
+  EXPECT_GT(t.median_ms, lucky.problems[0].impls[0].pure->median_ms);
+  EXPECT_LT(t.median_ms, other.problems[0].impls[0].pure->median_ms);
+  const Comparison both = compare_runs(info("lucky"), pooled, info("cur"), cur, kRule, false);
+  EXPECT_NE(both.problems[0].find(ImplKind::framework)->time->verdict, Verdict::slower);
+  EXPECT_FALSE(has_regression(both));
+
+  const RunResults regressed = suite("b", "2026-11-21T03:00:00Z", 4, 1.20);
+  const Comparison real = compare_runs(info("lucky"), pooled, info("cur"), regressed, kRule, false);
+  EXPECT_EQ(real.problems[0].find(ImplKind::framework)->time->verdict, Verdict::slower);
+}
+
+TEST(Baseline, PoolingSkipsResultsAPoolReportLacksOrFailed) {
+  RunResults base = suite("a", "2026-11-20T01:00:00Z", 1);
+  RunResults other = suite("a", "2026-11-20T02:00:00Z", 2);
+  other.problems.resize(1);                                                      // relu only
+  other.problems[0].impls[1] = failed_impl(ImplKind::torch, Status::failed, "x");  // its LibTorch failed
+  const TimeStats torch_before = *base.problems[0].impls[1].pure;
+  pool_baselines(base, {other});
+  EXPECT_EQ(base.problems[0].impls[0].pure->samples, 40);                  // pooled
+  EXPECT_EQ(base.problems[0].impls[1].pure->samples, torch_before.samples);  // unchanged
+  EXPECT_EQ(base.problems[0].impls[1].pure->median_ms, torch_before.median_ms);
+  EXPECT_EQ(base.problems[1].impls[0].pure->samples, 20);                  // not in the pool report
+}
+
 // --- the committed reports the CLI test uses ---------------------------------------------------------------
 
 struct DataFile {
