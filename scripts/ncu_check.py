@@ -41,8 +41,8 @@ RANGE = re.compile(r"([a-z_]+/[a-z0-9_]+/(?:fp32|fp16|bf16)/[0-9x]+/(?:framework
 DURATION = re.compile(r"gpu__time_duration\.sum\s+(\S+)\s+([0-9.,]+)")
 
 
-def ncu_times(bench, args, log_path):
-    cmd = ["ncu", "--profile-from-start", "off", "--clock-control", "none", "--nvtx",
+def ncu_times(bench, args, log_path, cache_control="all"):
+    cmd = ["ncu", "--profile-from-start", "off", "--clock-control", "none", "--cache-control", cache_control, "--nvtx",
            "--metrics", "gpu__time_duration.sum", bench, *args, "--profile"]
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     open(log_path, "w").write(proc.stdout)
@@ -66,6 +66,9 @@ def main():
     ap.add_argument("--bench", default="build/bench_ops")
     ap.add_argument("--out", default=None, help="folder for the ncu log and the table (default: a temp dir)")
     ap.add_argument("--tolerance", type=float, default=0.05)
+    ap.add_argument("--cache-control", choices=["all", "none"], default="all",
+                    help="ncu's cache control: all (flush before each kernel, as bench_ops's cold L2) or none "
+                         "(the caches as the previous launch left them, closer to --timing graph or --l2 warm)")
     ap.add_argument("selection", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     sel = [x for x in a.selection if x != "--"]
@@ -75,7 +78,7 @@ def main():
         ours = bench_medians(a.bench, sel, os.path.join(out, "report"))
         # --timing graph is bench_ops's own mode; ncu times single launches.
         profile_sel = [x for i, x in enumerate(sel) if not (x.startswith("--timing") or (i > 0 and sel[i - 1] == "--timing"))]
-        theirs = ncu_times(a.bench, profile_sel, os.path.join(out, "ncu.log"))
+        theirs = ncu_times(a.bench, profile_sel, os.path.join(out, "ncu.log"), a.cache_control)
     except (subprocess.CalledProcessError, RuntimeError) as e:
         print(f"ncu_check: {e}", file=sys.stderr)
         return 2
