@@ -1,4 +1,5 @@
 #include "reports/charts.hpp"
+#include "reports/file_set.hpp"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -124,7 +125,7 @@ ChartSet draw(const std::vector<std::string>& script_args, const std::string& ou
   fs::remove(manifest, ec);
   fs::remove(dir / kLog, ec);
   if (!set.drawn())
-    for (const auto& e : fs::directory_iterator(dir, ec)) fs::remove_all(e.path(), ec);
+    for (const auto& e : fs::directory_iterator(dir, ec)) remove_tree(e.path().string());
   return set;
 }
 

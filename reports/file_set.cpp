@@ -1,6 +1,7 @@
 #include "reports/file_set.hpp"
 
 #include <fcntl.h>
+#include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,6 +15,11 @@ namespace fs = std::filesystem;
 
 namespace opbench::reports {
 namespace {
+
+int remove_entry_cb(const char* path, const struct stat*, int, struct FTW*) {
+  ::remove(path);  // a file, or a folder emptied before it (FTW_DEPTH)
+  return 0;
+}
 
 [[noreturn]] void fail(const std::string& path, int err) {
   throw ReportWriteError(fmt::format("cannot write report {}: {}", path, std::strerror(err)));
@@ -66,12 +72,15 @@ void sync_folder(const std::string& folder) {
 }
 
 void remove_entry(const std::string& path, bool folder) {
-  std::error_code ec;
-  if (folder) fs::remove_all(path, ec);
+  if (folder) remove_tree(path);
   else ::unlink(path.c_str());
 }
 
 }  // namespace
+
+void remove_tree(const std::string& path) noexcept {
+  ::nftw(path.c_str(), remove_entry_cb, 16, FTW_DEPTH | FTW_PHYS);
+}
 
 std::string make_temp_folder(const std::string& path) {
   std::string tmpl = hidden_template(path, "tmp");

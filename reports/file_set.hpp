@@ -14,6 +14,13 @@ class ReportWriteError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Removes a file or a folder with everything in it (no error when absent; what cannot be removed is
+// left). POSIX nftw, not std::filesystem::remove_all: in a process that loads a PyTorch build of
+// LibTorch, libtorch.so exports its own copy of std::filesystem, the dynamic linker binds our calls to
+// it, and its remove_all jumps through a null pointer (SIGSEGV in the --devices parent on the H100 node,
+// found with cuda-gdb). Every tree removal in bench_ops goes through here.
+void remove_tree(const std::string& path) noexcept;
+
 // A hidden, empty folder next to `path` (".<name>.tmp-XXXXXX"), to be filled and then published with
 // FileSet::add_folder. Throws ReportWriteError.
 std::string make_temp_folder(const std::string& path);

@@ -11,6 +11,7 @@
 
 #include "reports/json_writer.hpp"
 #include "reports/markdown.hpp"
+#include "reports/file_set.hpp"
 
 namespace fs = std::filesystem;
 
@@ -83,12 +84,12 @@ std::vector<std::string> write_reports(const Report& report, const std::string& 
     try {
       drawn = draw_into(temp, json_text, charts);
     } catch (...) {
-      fs::remove_all(temp);
+      remove_tree(temp);
       throw;
     }
     drawn.folder = folder_name;
     if (drawn.drawn()) set.add_folder((d / folder_name).string(), temp);
-    else fs::remove_all(temp);
+    else remove_tree(temp);
     std::ostringstream os;
     write_markdown(report, drawn, os);
     md_text = os.str();

@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "reports/file_set.hpp"
 #include "reports/format.hpp"
 #include "reports/json_writer.hpp"
 #include "reports/markdown.hpp"
@@ -146,12 +147,12 @@ void refresh_index(const std::string& dir, const ChartSettings& charts) {
     try {
       trend = draw_history_chart((fs::path(dir) / kHistoryFile).string(), goal_speedup(), temp, charts);
     } catch (...) {
-      fs::remove_all(temp);
+      remove_tree(temp);
       throw;
     }
     trend->folder = kHistoryCharts;
     if (trend->drawn()) set.add_folder(folder, temp);
-    else fs::remove_all(temp);
+    else remove_tree(temp);
   }
   std::string trend_md;
   if (names.count("trend.md")) {

@@ -14,6 +14,7 @@
 #include <numeric>
 #include <set>
 
+#include "reports/file_set.hpp"
 #include "reports/json_writer.hpp"
 #include "reports/report_files.hpp"
 #include "reports/summary.hpp"
@@ -365,8 +366,7 @@ int Role::run_parent(const Options& opt, const std::vector<Problem>& problems) {
                                                      out.crashes == 1 ? "" : "es", work_dir)
                                        : "");
   if (!out.keep_work_dir) {
-    std::error_code ec;
-    fs::remove_all(work_dir, ec);
+    reports::remove_tree(work_dir);
   }
 
   RunResults results;

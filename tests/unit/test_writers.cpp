@@ -14,6 +14,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "reports/file_set.hpp"
 #include "reports/json_writer.hpp"
 #include "reports/live_reporter.hpp"
 #include "reports/markdown.hpp"
@@ -433,4 +434,20 @@ TEST(ReportFiles, CheckWritableBeforeARun) {
   if (fs::is_directory("/proc/self")) {
     EXPECT_THROW(check_writable("/proc/opbench-no/reports"), ReportWriteError);
   }
+}
+
+TEST(Files, RemoveTreeRemovesNestedFoldersAndIgnoresAbsentPaths) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("opbench_rmtree_" + std::to_string(::getpid()));
+  fs::create_directories(root / "a" / "b");
+  std::ofstream(root / "top.txt") << "x";
+  std::ofstream(root / "a" / "b" / "deep.txt") << "y";
+  fs::create_symlink("/etc", root / "link");  // a link is removed, never followed
+  remove_tree(root.string());
+  EXPECT_FALSE(fs::exists(root));
+  EXPECT_TRUE(fs::exists("/etc"));
+  remove_tree(root.string());  // absent: nothing happens
+  std::ofstream(root.string() + ".file") << "z";
+  remove_tree(root.string() + ".file");  // a plain file
+  EXPECT_FALSE(fs::exists(root.string() + ".file"));
 }
