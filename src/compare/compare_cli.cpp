@@ -106,6 +106,11 @@ int main(int argc, char** argv) {
   app.add_option("--min-samples", rule.min_samples, "Samples needed on each side for a verdict (default 8)")
       ->check(CLI::Range(3, 1000000));
   app.add_option("--max-clock-diff", clock_diff, "Largest difference of mean SM clocks for a verdict (default 5%)");
+  double min_change_us = rule.min_change_ms * 1e3;
+  app.add_option("--min-change", min_change_us,
+                 "Smallest change in time, in microseconds, that can be slower or faster (default 1: medians of "
+                 "small kernels move this much between processes; 0 turns it off)")
+      ->check(CLI::Range(0.0, 1e9));
   app.add_flag("--ignore-device", ignore_device, "Compare reports from different GPU models or drivers anyway");
   app.add_option("--output-dir", output_dir, "Where the comparison reports go (default: CURRENT's folder)");
   // One value per occurrence (comma-separated), so that a report named after the option is not taken in.
@@ -134,7 +139,7 @@ int main(int argc, char** argv) {
   const auto t = parse_fraction(threshold), cd = parse_fraction(clock_diff);
   if (!t) return usage("compare", fmt::format("--threshold '{}': write a percentage (5%) or a fraction below 1 (0.05)", threshold));
   if (!cd) return usage("compare", fmt::format("--max-clock-diff '{}': write a percentage (5%) or a fraction below 1", clock_diff));
-  rule.threshold = *t, rule.max_clock_diff = *cd;
+  rule.threshold = *t, rule.max_clock_diff = *cd, rule.min_change_ms = min_change_us / 1e3;
   bool markdown = true, json = true;
   if (!formats.empty()) {
     markdown = json = false;

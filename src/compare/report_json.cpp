@@ -151,6 +151,7 @@ json to_json(const Comparison& c) {
            {{"threshold", c.rule.threshold},
             {"alpha", c.rule.alpha},
             {"min_samples", c.rule.min_samples},
+            {"min_change_ms", c.rule.min_change_ms},
             {"max_clock_diff", c.rule.max_clock_diff},
             {"confidence", c.rule.confidence},
             {"text", rule_text(c.rule)}}},

@@ -38,6 +38,7 @@ const char* unsure_cause_name(UnsureCause c) {
     case UnsureCause::not_significant: return "not_significant";
     case UnsureCause::unreliable: return "unreliable";
     case UnsureCause::wide_interval: return "wide_interval";
+    case UnsureCause::below_floor: return "below_floor";
   }
   return "?";
 }
@@ -54,6 +55,7 @@ const char* unsure_cause_text(UnsureCause c) {
     case UnsureCause::not_significant: return "a change beyond the threshold the U test does not support";
     case UnsureCause::unreliable: return "a change below the threshold, but a timing is marked unreliable";
     case UnsureCause::wide_interval: return "a change below the threshold, but too noisy to rule out one above it";
+    case UnsureCause::below_floor: return "a change beyond the threshold, but smaller in time than medians move between processes";
   }
   return "?";
 }
@@ -101,7 +103,12 @@ TimingDelta judge(const TimeStats& base, const TimeStats& cur, const Rule& rule)
 
   if (d.ratio >= slow_at || d.ratio <= fast_at) {
     const std::string change = pct(d.change());
-    if (d.intervals_overlap) {
+    const double moved_ms = std::fabs(cur.median_ms - base.median_ms);
+    if (moved_ms < rule.min_change_ms) {
+      d.cause = UnsureCause::below_floor;
+      d.reason = fmt::format("{} but only {:.2f} us, below the {:.2g} us a median moves between processes", change,
+                             moved_ms * 1e3, rule.min_change_ms * 1e3);
+    } else if (d.intervals_overlap) {
       d.cause = UnsureCause::overlap;
       d.reason = fmt::format("{} but the [q1, q3] intervals overlap", change);
     } else if (u_test_min_p(int(sample_count(base)), int(sample_count(cur))) >= rule.alpha) {
@@ -135,13 +142,15 @@ std::string rule_text(const Rule& r) {
   return fmt::format(
       "The change is the ratio of medians, current / baseline. **slower**: ratio ≥ {0:.4g} (+{1:.3g}%), "
       "**faster**: ratio ≤ 1/{0:.4g} ({2:.3g}%), in both cases only when the [q1, q3] intervals of the two "
-      "timings do not overlap and a two-sided Mann–Whitney U test on the samples gives p < {3}. **same**: the "
+      "timings do not overlap, a two-sided Mann–Whitney U test on the samples gives p < {3}, and the medians "
+      "differ by at least {7:.3g} µs. **same**: the "
       "{4:.0f}% interval of the ratio (from order-statistic intervals of both medians) lies within "
       "[1/{0:.4g}, {0:.4g}] and neither timing is marked unreliable. **unsure**: everything else, with the "
       "reason (fewer than {5} samples a side, mean SM clocks more than {6:.3g}% apart, overlapping "
-      "intervals, a change the U test does not support, or an interval too wide to rule out a {1:.3g}% change).",
+      "intervals, a change the U test does not support, a change smaller in time than {7:.3g} µs, or an interval "
+      "too wide to rule out a {1:.3g}% change).",
       1 + r.threshold, t, -100 * (1 - 1 / (1 + r.threshold)), r.alpha, r.confidence * 100, r.min_samples,
-      r.max_clock_diff * 100);
+      r.max_clock_diff * 100, r.min_change_ms * 1e3);
 }
 
 }  // namespace opbench::compare

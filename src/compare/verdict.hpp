@@ -4,8 +4,9 @@
 // (nvbench's robust compare: intervals that must separate; Google Benchmark's compare.py and asv: a
 // Mann-Whitney U test on the samples; asv and nvbench: a minimum effect):
 //
-//   slower  ratio >= 1 + threshold,        the [q1, q3] intervals do not overlap, and the U test on
-//   faster  ratio <= 1 / (1 + threshold),  samples_ms gives p < alpha
+//   slower  ratio >= 1 + threshold,        the [q1, q3] intervals do not overlap, the U test on
+//   faster  ratio <= 1 / (1 + threshold),  samples_ms gives p < alpha, and the medians differ by at
+//                                          least min_change_ms (1 us: the timer's between-process floor)
 //   same    the 95% interval of the ratio (from order-statistic intervals of the two medians) lies
 //           inside [1 / (1 + threshold), 1 + threshold], and neither timing is marked unreliable
 //   unsure  anything else, with the reason: too few samples, no samples in a report, SM clocks that
@@ -37,6 +38,7 @@ enum class UnsureCause {
   not_significant,  // a large change the U test does not support
   unreliable,       // a small change, but a timing is marked unreliable
   wide_interval,    // a small change, but the ratio's interval does not rule out a threshold-size one
+  below_floor,      // a large relative change, but smaller in time than a median moves between processes
 };
 const char* unsure_cause_name(UnsureCause c);   // "overlap", ...
 const char* unsure_cause_text(UnsureCause c);   // "the [q1, q3] intervals overlap", ...
@@ -46,6 +48,12 @@ struct Rule {
   double alpha = 0.002;         // U test significance (asv's default: thousands of results are compared)
   int min_samples = 8;          // per side; below it neither the U test nor the intervals mean much
   double max_clock_diff = 0.05; // mean SM clocks of the two timings may differ by this fraction
+  // Smallest change in time (ms) that can be slower or faster. The median of a small kernel moves
+  // between processes (allocation addresses, the library's choices) by more than its samples spread
+  // within one: on the H100, three back-to-back suites of one build had framework medians under 20 us
+  // move by up to 0.9 us between processes that the pooled baseline and the re-run did not absorb (the
+  // first-dim fp32 reductions; notes/methodology.md). A change smaller than this is not a verdict.
+  double min_change_ms = 0.001;
   double confidence = 0.95;     // of each median's interval
 };
 

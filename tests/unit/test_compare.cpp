@@ -159,6 +159,22 @@ TEST(Verdict, ThresholdIsASetting) {
   EXPECT_NE(rule_text(two).find("1.02"), std::string::npos);
 }
 
+// A 5 us kernel 10% slower moved 0.5 us: less than medians move between processes (1 us by default), so
+// no verdict; the same 10% on a 50 us kernel is slower; --min-change 0 judges the small one too.
+TEST(Verdict, ChangesBelowTheBetweenProcessFloorAreUnsure) {
+  const TimeStats a = timing(0.005, 0.003, 200, 1), b = timing(0.0055, 0.003, 200, 2);
+  const TimingDelta d = judge(a, b, kRule);
+  EXPECT_EQ(d.verdict, Verdict::unsure);
+  EXPECT_EQ(d.cause, UnsureCause::below_floor);
+  EXPECT_NE(d.reason.find("0.50 us"), std::string::npos) << d.reason;
+  EXPECT_EQ(judge(timing(0.05, 0.003, 200, 1), timing(0.055, 0.003, 200, 2), kRule).verdict, Verdict::slower);
+  Rule off = kRule;
+  off.min_change_ms = 0;
+  EXPECT_EQ(judge(a, b, off).verdict, Verdict::slower);
+  EXPECT_EQ(judge(b, a, off).verdict, Verdict::faster);
+  EXPECT_NE(rule_text(kRule).find("1 µs"), std::string::npos);
+}
+
 // --- matching, checks, speedups ----------------------------------------------------------------------------
 
 RunInfo info(const std::string& path) { return {path, {}}; }
