@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "reports/file_set.hpp"
+
 namespace opbench::testing {
 
 inline std::string read_file(const std::string& path) {
@@ -41,7 +43,7 @@ struct TempDir {
     }
     throw std::runtime_error(std::string("cannot create a temporary directory: ") + std::strerror(errno));
   }
-  ~TempDir() { std::filesystem::remove_all(path); }
+  ~TempDir() { opbench::reports::remove_tree(path.string()); }
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
 };

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "reports/file_set.hpp"
 #include "reports/json_writer.hpp"
 #include "src/compare/baseline.hpp"
 #include "src/compare/compare_report.hpp"
@@ -367,13 +368,13 @@ TEST(Writers, FilesAreNamedAfterTheCurrentRun) {
   const Comparison c = slower_relu();
   EXPECT_EQ(report_stem(c), "compare_20261121-030405");
   const fs::path dir = fs::temp_directory_path() / ("opbench_compare_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  opbench::reports::remove_tree(dir.string());
   const auto paths = write_comparison(c, dir.string(), true, true);
   ASSERT_EQ(paths.size(), 2u);
   EXPECT_TRUE(fs::exists(dir / "compare_20261121-030405.md"));
   EXPECT_TRUE(fs::exists(dir / "compare_20261121-030405.json"));
   for (const auto& e : fs::directory_iterator(dir)) EXPECT_NE(e.path().filename().string()[0], '.') << "temporary left";
-  fs::remove_all(dir);
+  opbench::reports::remove_tree(dir.string());
 }
 
 // --- reading reports, finding a baseline ---------------------------------------------------------------
@@ -393,12 +394,12 @@ TEST(Baseline, LoadRefusesOtherSchemasAndBrokenFiles) {
   }
   EXPECT_THROW(load_report((dir / "broken.json").string()), InputError);
   EXPECT_THROW(load_report((dir / "absent.json").string()), InputError);
-  fs::remove_all(dir);
+  opbench::reports::remove_tree(dir.string());
 }
 
 TEST(Baseline, ChoosesTheComparableReportWithMostProblemsInCommonThenTheNewest) {
   const fs::path dir = fs::temp_directory_path() / ("opbench_find_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  opbench::reports::remove_tree(dir.string());
   fs::create_directories(dir);
   const RunResults cur = suite("cur", "2026-11-22T00:00:00Z", 9);
   RunResults partial = suite("p", "2026-11-21T00:00:00Z", 1);
@@ -422,12 +423,12 @@ TEST(Baseline, ChoosesTheComparableReportWithMostProblemsInCommonThenTheNewest) 
   ASSERT_TRUE(any_gpu.has_value());
   EXPECT_EQ(fs::path(any_gpu->path).filename(), "ops_20261121-050000.json");
   EXPECT_FALSE(find_baseline({(dir / "nope").string()}, cur, "c.json", false).has_value());
-  fs::remove_all(dir);
+  opbench::reports::remove_tree(dir.string());
 }
 
 TEST(Baseline, FindsTheBestNInOrder) {
   const fs::path dir = fs::temp_directory_path() / ("opbench_findn_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  opbench::reports::remove_tree(dir.string());
   fs::create_directories(dir);
   const RunResults cur = suite("cur", "2026-11-22T00:00:00Z", 9);
   save(suite("a", "2026-11-19T00:00:00Z", 2), dir / "ops_20261119-000000.json");
@@ -438,7 +439,7 @@ TEST(Baseline, FindsTheBestNInOrder) {
   EXPECT_EQ(fs::path(two[0].path).filename(), "ops_20261121-000000.json");
   EXPECT_EQ(fs::path(two[1].path).filename(), "ops_20261120-000000.json");
   EXPECT_EQ(find_baselines({dir.string()}, cur, "cur.json", false, 10).size(), 3u);
-  fs::remove_all(dir);
+  opbench::reports::remove_tree(dir.string());
 }
 
 // Two processes of the same code: one measured relu at 1.00, the other 6% slower (a between-process

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "reports/file_set.hpp"
 #include "reports/json_writer.hpp"
 #include "reports/report_files.hpp"
 #include "src/compare/compare_report.hpp"
@@ -25,10 +26,10 @@ class HistoryFile : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() / ("opbench_history_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
+    opbench::reports::remove_tree(dir_.string());
     fs::create_directories(dir_);
   }
-  void TearDown() override { fs::remove_all(dir_); }
+  void TearDown() override { opbench::reports::remove_tree(dir_.string()); }
   std::string path() const { return (dir_ / "history.jsonl").string(); }
   fs::path dir_;
 };

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "reports/file_set.hpp"
 #include "reports/fleet.hpp"
 #include "reports/json_writer.hpp"
 #include "reports/markdown.hpp"
@@ -80,7 +81,7 @@ struct TempDir {
     std::string t = (fs::temp_directory_path() / "opbench-test-merge-XXXXXX").string();
     path = ::mkdtemp(t.data());
   }
-  ~TempDir() { fs::remove_all(path); }
+  ~TempDir() { opbench::reports::remove_tree(path.string()); }
 };
 
 int merge_cli(std::vector<std::string> args) {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "reports/file_set.hpp"
 #include "src/dist/journal.hpp"
 #include "src/dist/workers.hpp"
 
@@ -27,7 +28,7 @@ struct TempDir {
     std::string t = (fs::temp_directory_path() / "opbench-test-workers-XXXXXX").string();
     path = ::mkdtemp(t.data());
   }
-  ~TempDir() { fs::remove_all(path); }
+  ~TempDir() { opbench::reports::remove_tree(path.string()); }
 };
 
 std::string file_key(const std::string& id) {
