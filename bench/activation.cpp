@@ -16,9 +16,9 @@ void register_activation(Registry& r) {
   add_unary(r, a, "leaky_relu", UnaryOp::leaky_relu, x, 0.01, "x > 0 ? x : 0.01 x");
   add_unary(r, a, "sigmoid", UnaryOp::sigmoid, x, 0, "1 / (1 + exp(-x))");
   add_unary(r, a, "tanh", UnaryOp::tanh, x, 0, "tanh(x)");
-  add_unary(r, a, "gelu", UnaryOp::gelu, x, 0, "x Φ(x) (erf)");
+  add_unary(r, a, "gelu", UnaryOp::gelu, x, 0, "x Φ(x) (erf)").tags.push_back(kSweepTag);
   add_unary(r, a, "gelu_tanh", UnaryOp::gelu_tanh, x, 0, "GELU, tanh approximation");
-  add_unary(r, a, "silu", UnaryOp::silu, x, 0, "x sigmoid(x) (swish)");
+  add_unary(r, a, "silu", UnaryOp::silu, x, 0, "x sigmoid(x) (swish)").tags.push_back(kSweepTag);
   add_unary(r, a, "softplus", UnaryOp::softplus, x, 0, "log(1 + exp(x)), threshold 20");
 }
 

@@ -39,6 +39,7 @@ Tolerance loss_tolerance(DType t, int64_t n) {
 
 void add_mse(Registry& r) {
   OpDef op = make_op("mse_loss", kLoss, "mean((pred - target)^2), one pass over both inputs");
+  op.tags = {kSweepTag};
   op.io = [](const Shape& s, DType t) {
     OpIO io;
     io.inputs = {{s, t, Init::uniform(-1.0, 1.0)}, {s, t, Init::uniform(-1.0, 1.0)}};
@@ -77,6 +78,8 @@ void add_cross_entropy(Registry& r) {
   op.flops = [](const Shape& s, DType) { return 4.0 * double(numel(s)); };  // max, sub, exp, add
   op.tolerance = [](const Shape& s, DType t) { return loss_tolerance(t, as_rows(s).rows); };
   op.shapes = [](SizeClass c) { return rowwise_shapes(c, cross_entropy_extra()); };
+  op.tags = {kSweepTag};
+  op.rows_over_vocab = true;
   op.impls = {framework_impl([](const Bindings& b, cudaStream_t stream) {
     const Rows rc = as_rows(b.in[0].shape);
     fw::cross_entropy(b.in[0].dtype, b.in[0].data, b.in[1].as<const int64_t>(), b.out[0].data, rc.rows, rc.cols,

@@ -59,6 +59,7 @@ void add_norm(Registry& r, bool rms) {
       fw::layer_norm_forward(b.in[0].dtype, b.in[0].data, b.in[1].data, b.in[2].data, b.out[0].data, rc.rows,
                              rc.cols, e, b.workspace, b.workspace_bytes, stream);
   })};
+  op.tags = {kSweepTag};  // the transformer sweep runs both norms
   r.add(std::move(op));
 }
 

@@ -2,7 +2,7 @@
 
 namespace opbench::bench {
 
-void add_unary(Registry& r, Category c, const std::string& name, fw::UnaryOp op, Init init, double scalar,
+OpDef& add_unary(Registry& r, Category c, const std::string& name, fw::UnaryOp op, Init init, double scalar,
                const std::string& what) {
   OpDef d = make_op(name, c, what);
   d.io = [=](const Shape& s, DType t) { return OpIO{{{s, t, init}}, {{s, t}}, {{"scalar", scalar}}, 0}; };
@@ -12,7 +12,7 @@ void add_unary(Registry& r, Category c, const std::string& name, fw::UnaryOp op,
     fw::unary(op, b.out[0].dtype, b.in[0].data, b.out[0].data, b.out[0].numel(),
               float(b.params.get("scalar")), st);
   })};
-  r.add(std::move(d));
+  return r.add(std::move(d));
 }
 
 }  // namespace opbench::bench

@@ -8,7 +8,7 @@
 
 namespace opbench::bench {
 
-void add_unary(Registry& r, Category c, const std::string& name, fw::UnaryOp op, Init init, double scalar,
+OpDef& add_unary(Registry& r, Category c, const std::string& name, fw::UnaryOp op, Init init, double scalar,
                const std::string& what);
 
 }  // namespace opbench::bench

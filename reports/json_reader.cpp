@@ -107,6 +107,9 @@ RunResults from_json(const json& j) {
     p.gpu = gpu_id_from(rec);
     p.wall_ms = rec.value("wall_ms", 0.0);
     p.selection_index = rec.value("selection_index", -1);
+    if (rec.contains("batch_size"))
+      p.sweep = SweepPoint{rec.at("batch_size").get<int64_t>(), rec.at("sequence_length").get<int64_t>(),
+                           rec.at("tensor_dimension").get<int64_t>()};
 
     ImplResult r;
     r.impl = enum_from(rec.at("implementation").get<std::string>(), impl_name,

@@ -147,6 +147,11 @@ json record(const ProblemRow& row, const ImplRow& m) {
             {"time_ms", m.timed() ? json(m.time_ms) : json(nullptr)},
             {"kernel", r.kernel},
             {"time_stats", r.pure ? stats_json(*r.pure) : json(nullptr)}};
+  if (p.sweep) {
+    j["batch_size"] = p.sweep->batch_size;
+    j["sequence_length"] = p.sweep->sequence_length;
+    j["tensor_dimension"] = p.sweep->tensor_dimension;
+  }
   if (r.real) {
     j["real_time_ms"] = r.real->median_ms;
     j["real_time_stats"] = stats_json(*r.real);

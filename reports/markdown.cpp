@@ -1,4 +1,5 @@
 #include "reports/markdown.hpp"
+#include "reports/sweep_section.hpp"
 
 #include <fmt/format.h>
 
@@ -215,6 +216,7 @@ void write_markdown(const Report& report, const ChartSet& charts, std::ostream& 
   write_summary_table(s, os);
   os << "## Category breakdown\n\n";
   write_category_table(s, os);
+  write_sweep_markdown(report.rows, os);
   write_size_classes(s, os);
   write_charts(charts, os);
   write_details(report, os);

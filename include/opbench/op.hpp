@@ -93,6 +93,9 @@ struct OpDef {
   // The op that does this one's work on full operands (a broadcast's plain op: add for add_bcast_row).
   // On the same shape this op moves fewer bytes, so the reports flag it when it is slower than its twin.
   std::string twin_of;
+  // The op's rows are logits over a vocabulary (cross_entropy): the transformer sweep gives them the
+  // vocabulary's length instead of the hidden dimension.
+  bool rows_over_vocab = false;
   std::string description;
   std::vector<DType> dtypes = {DType::f32, DType::f16, DType::bf16};
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "opbench/op.hpp"
+#include "opbench/sweep.hpp"
 
 namespace opbench {
 
@@ -67,6 +68,7 @@ struct Problem {
   Shape shape;
   SizeClass size_class = SizeClass::custom;
   DType dtype = DType::f32;
+  std::optional<SweepPoint> sweep;  // a --sweep problem: its grid point
   std::string id() const;  // "element/add/fp32/4096x4096" (= ProblemResult::id())
 };
 
@@ -77,6 +79,10 @@ struct ProblemFilter {
   std::vector<Shape> custom_shapes;           // non-empty: run these instead of the size classes
   std::vector<DType> dtypes;                  // empty: fp32, fp16, bf16
   bool fast = false;                          // the first two shapes of each class
+  // --sweep: [batch * seq, dim] rows over this grid instead of the size classes and --shape; the ops
+  // tagged kSweepTag unless --op or --category names others. With fast: the grid's corners (the first
+  // and last value of each axis).
+  std::optional<SweepGrid> sweep;
 };
 
 // A problem whose op cannot read its shape (OpDef::io throws std::invalid_argument, e.g. --shape 7 for

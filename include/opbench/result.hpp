@@ -8,6 +8,7 @@
 
 #include "opbench/dtype.hpp"
 #include "opbench/kinds.hpp"
+#include "opbench/sweep.hpp"
 #include "opbench/shape.hpp"
 #include "opbench/size_class.hpp"
 
@@ -145,6 +146,7 @@ struct ProblemResult {
   GpuId gpu;                 // where it was measured
   double wall_ms = 0;        // wall time the whole problem took (setup, gate, warm-up, samples); balances shards
   int selection_index = -1;  // position in the run's selection, so that shards merge back in order
+  std::optional<SweepPoint> sweep;  // a --sweep problem's grid point (JSON: batch_size, sequence_length, tensor_dimension)
 
   const ImplResult* find(ImplKind k) const;
   // The framework row's verdict (an unchecked one when there is no framework row).

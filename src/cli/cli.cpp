@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <sstream>
 
 #include "src/cli/options.hpp"
 
@@ -64,6 +65,48 @@ const char* timing_mode_name(TimingMode m) {
   return "?";
 }
 
+SweepParse parse_sweep(const std::vector<std::string>& specs) {
+  SweepParse out;
+  std::vector<std::string> seen;
+  for (const std::string& spec : specs) {
+    if (spec.empty()) continue;  // --sweep alone
+    const auto eq = spec.find('=');
+    const std::string key = spec.substr(0, eq);
+    std::vector<int64_t>* axis = key == "batch" ? &out.grid.batch : key == "seq" ? &out.grid.seq
+                                 : key == "dim" ? &out.grid.dim : nullptr;
+    if (!axis || eq == std::string::npos) {
+      out.error = fmt::format("--sweep '{}': write batch=LIST, seq=LIST or dim=LIST, e.g. --sweep batch=16,32 seq=512", spec);
+      return out;
+    }
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
+      out.error = fmt::format("--sweep: {} is given twice", key);
+      return out;
+    }
+    seen.push_back(key);
+    axis->clear();
+    std::stringstream ss(spec.substr(eq + 1));
+    for (std::string item; std::getline(ss, item, ',');) {
+      std::size_t used = 0;
+      long long v = 0;
+      try {
+        v = std::stoll(item, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (item.empty() || used != item.size() || v <= 0) {
+        out.error = fmt::format("--sweep {}: '{}' is not a positive integer", key, item);
+        return out;
+      }
+      if (std::find(axis->begin(), axis->end(), v) == axis->end()) axis->push_back(v);
+    }
+    if (axis->empty()) {
+      out.error = fmt::format("--sweep {}= has no values", key);
+      return out;
+    }
+  }
+  return out;
+}
+
 ParseOutcome parse_options(int argc, char** argv, const Registry& reg, Options& opt) {
   // Google Benchmark's flags go to Google Benchmark; everything else to CLI11.
   std::vector<std::string> ours;
@@ -91,6 +134,16 @@ ParseOutcome parse_options(int argc, char** argv, const Registry& reg, Options& 
   app.add_option("--shape", shapes, "Run these shapes instead of the size classes, e.g. 1023x1025 (repeatable)");
   app.add_option("--dtype,-d", dtypes, "Element types: fp32, fp16, bf16 (default all three)")->delimiter(',');
   app.add_flag("--fast", fast, "The first two shapes of each size class and fewer timing samples");
+  std::vector<std::string> sweep_specs;
+  std::optional<int64_t> vocab;
+  CLI::Option* sweep_opt =
+      app.add_option("--sweep", sweep_specs,
+                     "The transformer sweep: layer_norm, rms_norm, gelu, silu, mse_loss, cross_entropy (or --op) on "
+                     "[batch*seq, dim] rows over a grid; [batch=16,32,64,128] [seq=256,512,1024,2048] "
+                     "[dim=768,1024,2048,4096] (those are the defaults; any key may be given alone)")
+          ->expected(0, 3);
+  app.add_option("--vocab", vocab, "The rows' length of cross_entropy in the sweep (default 32000)")
+      ->check(CLI::PositiveNumber);
   std::string timing_word = "pure", l2_word = "cold";
   app.add_option("--timing", timing_word,
                  "pure: device time of one launch between CUDA events, L2 cold and clean, the stream held until "
@@ -176,6 +229,17 @@ ParseOutcome parse_options(int argc, char** argv, const Registry& reg, Options& 
       return usage_error(fmt::format("unknown dtype '{}'; valid: fp32, fp16, bf16", d));
     if (std::find(opt.filter.dtypes.begin(), opt.filter.dtypes.end(), *t) == opt.filter.dtypes.end())
       opt.filter.dtypes.push_back(*t);
+  }
+  if (sweep_opt->count() > 0) {
+    if (!shapes.empty() || !sizes.empty())
+      return usage_error("--sweep makes its own [batch*seq, dim] shapes: drop --shape and --size");
+    auto grid = parse_sweep(sweep_specs);
+    if (!grid) return usage_error(grid.error);
+    if (vocab) grid.grid.vocab = *vocab;
+    opt.filter.sweep = grid.grid;
+    if (opt.filter.dtypes.empty()) opt.filter.dtypes = {DType::f32, DType::bf16};  // as the suite
+  } else if (vocab) {
+    return usage_error("--vocab is the sweep's vocabulary: use it with --sweep");
   }
   if (!formats.empty()) {
     opt.write_markdown = opt.write_json = false;

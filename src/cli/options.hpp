@@ -46,6 +46,15 @@ struct ParseOutcome {
   int exit_code = 0;
 };
 
+// --sweep's KEY=LIST arguments over the default grid (keys batch, seq, dim; positive integers, duplicates
+// dropped); `error` says what is wrong with them.
+struct SweepParse {
+  SweepGrid grid;
+  std::string error;
+  explicit operator bool() const { return error.empty(); }
+};
+SweepParse parse_sweep(const std::vector<std::string>& specs);
+
 // Parses argv into `opt` against the registry (for op names). Prints help or the error itself.
 ParseOutcome parse_options(int argc, char** argv, const Registry& reg, Options& opt);
 

@@ -98,7 +98,7 @@ std::vector<std::string> category_words(const Registry& reg) {
 
 std::string Problem::id() const {
   return std::string(category_name(op->category)) + "/" + op->name + "/" + dtype_name(dtype) + "/" +
-         shape_str(shape);
+         shape_str(shape) + sweep_id_suffix(sweep);
 }
 
 static bool selected_by_category(const OpDef& op, const std::vector<CategorySelection>& sel) {
@@ -110,6 +110,37 @@ static bool selected_by_category(const OpDef& op, const std::vector<CategorySele
   return false;
 }
 
+// The grid's values on one axis: all of them, or with --fast its corners (first and last).
+static std::vector<int64_t> axis(const std::vector<int64_t>& v, bool fast) {
+  if (!fast || v.size() <= 2) return v;
+  return {v.front(), v.back()};
+}
+
+// --sweep: every selected op (by default the ones tagged kSweepTag) on [batch * seq, dim] rows, or
+// [batch * seq, vocab] for ops over logits, for every point of the grid, in the order op, dtype, batch,
+// seq, dim.
+static std::vector<Problem> sweep_problems(const Registry& reg, const ProblemFilter& f, const std::vector<DType>& dtypes) {
+  const SweepGrid& g = *f.sweep;
+  std::vector<Problem> out;
+  for (const OpDef& op : reg.ops()) {
+    if (!f.ops.empty()) {
+      if (std::find(f.ops.begin(), f.ops.end(), op.name) == f.ops.end()) continue;
+    } else if (!f.categories.empty()) {
+      if (!selected_by_category(op, f.categories)) continue;
+    } else if (std::find(op.tags.begin(), op.tags.end(), kSweepTag) == op.tags.end()) {
+      continue;
+    }
+    const std::vector<int64_t> dims = op.rows_over_vocab ? std::vector<int64_t>{g.vocab} : axis(g.dim, f.fast);
+    for (DType dt : dtypes) {
+      if (std::find(op.dtypes.begin(), op.dtypes.end(), dt) == op.dtypes.end()) continue;
+      for (int64_t b : axis(g.batch, f.fast))
+        for (int64_t s : axis(g.seq, f.fast))
+          for (int64_t d : dims) out.push_back({&op, Shape{b * s, d}, SizeClass::custom, dt, SweepPoint{b, s, d}});
+    }
+  }
+  return out;
+}
+
 std::vector<Problem> select_problems(const Registry& reg, const ProblemFilter& f) {
   for (const std::string& name : f.ops)
     if (!reg.find(name)) throw std::invalid_argument("unknown op '" + name + "'");
@@ -117,6 +148,8 @@ std::vector<Problem> select_problems(const Registry& reg, const ProblemFilter& f
   const std::vector<DType> dtypes =
       f.dtypes.empty() ? std::vector<DType>{DType::f32, DType::f16, DType::bf16} : f.dtypes;
   const std::vector<SizeClass> sizes = f.sizes.empty() ? all_size_classes() : f.sizes;
+
+  if (f.sweep) return sweep_problems(reg, f, dtypes);
 
   std::vector<Problem> out;
   for (const OpDef& op : reg.ops()) {

@@ -25,7 +25,8 @@ const Verification& ProblemResult::framework_verify() const {
 }
 
 std::string ProblemResult::id() const {
-  return fmt::format("{}/{}/{}/{}", category_name(category), op, dtype_name(dtype), shape_str(shape));
+  return fmt::format("{}/{}/{}/{}{}", category_name(category), op, dtype_name(dtype), shape_str(shape),
+                     sweep_id_suffix(sweep));
 }
 
 const ProblemResult* RunResults::find(const std::string& id) const {

@@ -84,6 +84,7 @@ ProblemResult ProblemPipeline::run_stages(const Problem& p, int64_t misalign, Pi
   res.size_class = p.size_class;
   res.dtype = p.dtype;
   res.twin_of = op.twin_of;
+  res.sweep = p.sweep;
 
   // Prepare: inputs (seeded, shared by all), then every implementation on its own outputs.
   std::unique_ptr<ProblemSetup> setup;

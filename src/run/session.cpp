@@ -143,6 +143,44 @@ int repetitions_of(const std::vector<std::string>& gb_args) {
   return 1;
 }
 
+// What a problem holds on the device at its peak, roughly: its inputs with their fp64 copies for the
+// oracle, and each output three times over (framework, LibTorch, a vendor) plus the oracle's fp64 one.
+double device_footprint_bytes(const Problem& p) {
+  const OpIO io = p.op->io(p.shape, p.dtype);
+  double b = double(io.workspace_bytes);
+  for (const TensorSpec& t : io.inputs) b += double(numel(t.shape)) * double(dtype_size(t.dtype) + 8);
+  for (const TensorSpec& t : io.outputs) b += double(numel(t.shape)) * double(3 * dtype_size(t.dtype) + 8);
+  return b;
+}
+
+// Sweep points that would not fit in this GPU's free memory are skipped with the reason (the default
+// grid's corner, 128 x 2048 x 4096, is 1 G elements a tensor); other problems that run out of memory are
+// reported failed, as any failing op. Exit code when nothing is left.
+std::optional<int> drop_oversized_sweep_points(std::vector<Problem>& problems) {
+  std::size_t free_b = 0, total_b = 0;
+  if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) return std::nullopt;
+  const double budget = 0.8 * double(free_b);
+  std::vector<Problem> kept;
+  int skipped = 0;
+  for (Problem& p : problems) {
+    const double need = p.sweep ? device_footprint_bytes(p) : 0;
+    if (need <= budget) {
+      kept.push_back(std::move(p));
+      continue;
+    }
+    if (++skipped <= 8)
+      std::cerr << fmt::format("bench_ops: skipping {}: it needs about {:.1f} GB of device memory, {:.1f} GB are free\n",
+                               p.id(), need / 1e9, double(free_b) / 1e9);
+  }
+  if (skipped > 8) std::cerr << "bench_ops: ... and " << skipped - 8 << " more sweep points too large for this GPU\n";
+  problems = std::move(kept);
+  if (problems.empty()) {
+    std::cerr << "bench_ops: no sweep point fits in this GPU's memory; choose smaller --sweep values\n";
+    return kExitUsage;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 int run_session(const Options& opt, const Registry& reg) {
@@ -154,6 +192,7 @@ int run_session(const Options& opt, const Registry& reg) {
   if (auto code = check_environment(opt)) return *code;
   if (auto code = role.bind_device()) return *code;
   if (auto code = role.dispatch(opt, problems)) return *code;
+  if (auto code = drop_oversized_sweep_points(problems)) return *code;
 
   reference::set_torch_tf32(opt.settings.tf32);
   cudaStream_t stream = nullptr;
