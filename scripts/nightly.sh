@@ -108,8 +108,8 @@ case $baseline in
     dirs=()
     if [ -n "$store" ] && [ -d "$store" ]; then dirs+=(--find-baseline "$store"); fi
     dirs+=(--find-baseline "$OPBENCH_ROOT/docs/benchmark")
-    if found=$("$bench" compare "${dirs[@]}" --baselines "$window" "${compare_opts[@]}" "$current"); then
-      mapfile -t chosen <<<"$found"
+    if best=$("$bench" compare "${dirs[@]}" --baselines "$window" "${compare_opts[@]}" "$current"); then
+      mapfile -t chosen <<<"$best"
       base=${chosen[0]}
       log "baseline: $base"
       for p in "${chosen[@]:1}"; do
