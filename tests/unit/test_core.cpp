@@ -57,7 +57,9 @@ TEST(Registry, CategoryAliases) {
   EXPECT_EQ(parse_category(reg, "memory")->categories, std::vector<Category>{Category{"layout"}});
   EXPECT_EQ(parse_category(reg, "broadcast")->tag, "broadcast");
   EXPECT_TRUE(parse_category(reg, "broadcast")->categories.empty());
-  EXPECT_EQ(parse_category(reg, "all")->categories.size(), 7u);
+  EXPECT_EQ(parse_category(reg, "decoder")->categories, std::vector<Category>{Category{"transformer"}});
+  EXPECT_EQ(parse_category(reg, "sweep")->tag, "sweep");
+  EXPECT_EQ(parse_category(reg, "all")->categories.size(), 8u);
   EXPECT_FALSE(parse_category(reg, "nope").has_value());
 }
 
@@ -66,9 +68,11 @@ TEST(Registry, CategoriesComeFromRegistration) {
   const std::vector<Category> cats = global_registry().categories();
   std::vector<std::string> names;
   for (const Category& c : cats) names.push_back(c.name());
-  EXPECT_EQ(names, (std::vector<std::string>{"element", "activation", "reduction", "norm", "loss", "matmul", "layout"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"element", "activation", "reduction", "norm", "loss", "matmul", "layout",
+                                             "transformer"}));
   const std::vector<std::string> words = category_words(global_registry());
-  for (const char* w : {"all", "matrix", "shape", "tensor", "memory", "normalization", "activations", "broadcast"})
+  for (const char* w : {"all", "matrix", "shape", "tensor", "memory", "normalization", "activations", "broadcast",
+                        "decoder", "sweep"})
     EXPECT_NE(std::find(words.begin(), words.end(), w), words.end()) << w;
 }
 
