@@ -5,19 +5,10 @@
 #include <vector>
 
 #include "src/cli/options.hpp"
+#include "tests/unit/cli_parse.hpp"
 
 using namespace opbench;
-
-namespace {
-
-ParseOutcome parse(std::vector<std::string> args, Options& opt) {
-  args.insert(args.begin(), "bench_ops");
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  return parse_options(int(argv.size()), argv.data(), global_registry(), opt);
-}
-
-}  // namespace
+using opbench::testing_cli::parse;
 
 TEST(Cli, Defaults) {
   Options opt;

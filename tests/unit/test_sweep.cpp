@@ -10,17 +10,12 @@
 #include "reports/markdown.hpp"
 #include "reports/summary.hpp"
 #include "src/cli/options.hpp"
+#include "tests/unit/cli_parse.hpp"
 
 using namespace opbench;
+using opbench::testing_cli::parse;
 
 namespace {
-
-ParseOutcome parse(std::vector<std::string> args, Options& opt) {
-  args.insert(args.begin(), "bench_ops");
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  return parse_options(int(argv.size()), argv.data(), global_registry(), opt);
-}
 
 std::set<std::string> op_names(const std::vector<Problem>& ps) {
   std::set<std::string> s;

@@ -10,6 +10,7 @@
 using namespace opbench;
 using namespace opbench::reference;
 using opbench::reference::test_util::call;
+using opbench::reference::test_util::flat;  // row-major values as double (every value here is exact)
 
 namespace {
 
@@ -18,12 +19,6 @@ at::Tensor iota(std::vector<int64_t> shape, double base = 0, at::ScalarType t = 
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
   return (at::arange(n, at::kDouble) + base).to(t).reshape(shape);
-}
-
-// Flat values in row-major order (as double: every value used here is exact in fp32/bf16/fp64).
-std::vector<double> flat(const at::Tensor& t) {
-  at::Tensor c = t.contiguous().to(at::kDouble).reshape({-1});
-  return std::vector<double>(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
 }
 
 }  // namespace

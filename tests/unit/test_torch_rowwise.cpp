@@ -13,17 +13,10 @@
 using namespace opbench;
 using namespace opbench::reference;
 using opbench::reference::test_util::call;
+using opbench::reference::test_util::flat;
+using opbench::reference::test_util::tensor;
 
 namespace {
-
-at::Tensor tensor(const std::vector<double>& v, std::vector<int64_t> shape, at::ScalarType t = at::kFloat) {
-  return at::tensor(v, at::kDouble).to(t).reshape(shape);
-}
-
-std::vector<double> flat(const at::Tensor& t) {
-  at::Tensor c = t.contiguous().to(at::kDouble).reshape({-1});
-  return std::vector<double>(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
-}
 
 std::vector<int64_t> flat_i64(const at::Tensor& t) {
   at::Tensor c = t.contiguous().reshape({-1});

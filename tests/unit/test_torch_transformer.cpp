@@ -10,24 +10,13 @@
 
 using namespace opbench;
 using opbench::reference::test_util::call;
-
-namespace {
-
-at::Tensor tensor(const std::vector<double>& v, std::vector<int64_t> shape, at::ScalarType t = at::kDouble) {
-  return at::tensor(v, at::kDouble).to(t).reshape(shape);
-}
-
-std::vector<double> flat(const at::Tensor& t) {
-  at::Tensor c = t.contiguous().to(at::kDouble).reshape({-1});
-  return std::vector<double>(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
-}
-
-}  // namespace
+using opbench::reference::test_util::flat;
+using opbench::reference::test_util::tensor;
 
 // head_dim 2: one pair, inv_freq = theta^0 = 1, so the angle is the position. Token 0 is not rotated,
 // token 1 turns by 1 rad, token 2 wraps to position 0 with seq_len 2.
 TEST(TorchTransformer, RopeRotatesEachPairByItsPositionTimesInvFreq) {
-  const at::Tensor x = tensor({3, 4, 3, 4, 3, 4}, {3, 1, 2});
+  const at::Tensor x = tensor({3, 4, 3, 4, 3, 4}, {3, 1, 2}, at::kDouble);
   const std::vector<double> y = flat(call("rope", {x}, at::empty_like(x), Params{{"seq_len", 2}, {"theta", 1e6}})[0]);
   ASSERT_EQ(y.size(), 6u);
   EXPECT_DOUBLE_EQ(y[0], 3);
@@ -42,7 +31,7 @@ TEST(TorchTransformer, RopeRotatesEachPairByItsPositionTimesInvFreq) {
 // head_dim 4 (two pairs, i = 0 and 1): pair 1 has inv_freq = theta^(-1/2) = 0.01 with theta 1e4, rounded
 // to fp32 as the kernel does; its angle at position 1 is that fp32 value. The pairs are (x0, x2), (x1, x3).
 TEST(TorchTransformer, RopePairsTheHalvesAndUsesTheFp32InvFreq) {
-  const at::Tensor x = tensor({1, 2, 3, 4, 1, 2, 3, 4}, {2, 1, 4});
+  const at::Tensor x = tensor({1, 2, 3, 4, 1, 2, 3, 4}, {2, 1, 4}, at::kDouble);
   const std::vector<double> y = flat(call("rope", {x}, at::empty_like(x), Params{{"seq_len", 8}, {"theta", 1e4}})[0]);
   const double a0 = 1.0, a1 = double(float(0.01));
   EXPECT_NEAR(y[4], 1 * std::cos(a0) - 3 * std::sin(a0), 1e-12);
@@ -53,7 +42,7 @@ TEST(TorchTransformer, RopePairsTheHalvesAndUsesTheFp32InvFreq) {
 
 TEST(TorchTransformer, SiluGateTakesTheTwoHalves) {
   // gate_up [2, 4]: gate = columns 0-1, up = columns 2-3.
-  const at::Tensor gu = tensor({0, 1, 5, 2, -1, 3, 0.5, -2}, {2, 4});
+  const at::Tensor gu = tensor({0, 1, 5, 2, -1, 3, 0.5, -2}, {2, 4}, at::kDouble);
   const at::Tensor out = at::empty({2, 2}, at::kDouble);
   const std::vector<double> y = flat(call("silu_gate", {gu}, out)[0]);
   auto silu = [](double g) { return g / (1 + std::exp(-g)); };
