@@ -13,7 +13,7 @@
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 ensure_dependencies
 build_opbench
-cd "$OPBENCH_ROOT"
+cd "$OPBENCH_ROOT" || exit
 
 nproc=""
 if [ "${1:-}" = "--nproc-per-node" ]; then nproc=$2; shift 2; fi
@@ -36,6 +36,7 @@ for ((i = 0; i < ${#args[@]}; i++)); do  # --output-dir is the merged report's; 
 done
 defaults=()
 has --category || has -c || has --op || has -o || defaults+=(--category all)
+# shellcheck disable=SC2054  # fp32,bf16 is one argument
 has --dtype || has -d || defaults+=(--dtype fp32,bf16)
 run="$OPBENCH_BUILD_DIR/runs/torchrun-$(date -u +%Y%m%d-%H%M%S)"
 mkdir -p "$run"
