@@ -49,8 +49,13 @@ const char* impl_label(ImplKind k) {
 std::string arch_str(const DeviceInfo& d) { return fmt::format("sm_{}{}", d.compute_major, d.compute_minor); }
 std::string onoff(bool b) { return b ? "on" : "off"; }
 
+std::string shape_label(const ProblemResult& p) {
+  if (!p.sweep) return shape_str(p.shape);
+  return fmt::format("{} (b{} s{})", shape_str(p.shape), p.sweep->batch_size, p.sweep->sequence_length);
+}
+
 std::string problem_label(const ProblemResult& p) {
-  return fmt::format("{} {} {}", p.op, shape_str(p.shape), dtype_name(p.dtype));
+  return fmt::format("{} {} {}", p.op, shape_label(p), dtype_name(p.dtype));
 }
 
 std::string md_cell(const std::string& text) {

@@ -33,6 +33,9 @@ const char* impl_label(ImplKind k);
 std::string onoff(bool b);                       // "on" / "off"
 // "add 4096x4096 fp16": how recommendations and the console name one problem.
 std::string problem_label(const ProblemResult& p);
+// The shape as reports print it; a --sweep problem adds its grid point ("8192x768 (b16 s512)"), since
+// points of different batch and sequence length share a shape.
+std::string shape_label(const ProblemResult& p);
 
 // A Markdown table cell: '|' escaped, line breaks flattened, so that no text can break the table.
 std::string md_cell(const std::string& text);

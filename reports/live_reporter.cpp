@@ -84,7 +84,7 @@ void LiveReporter::print_problem(const ProblemResult& p) {
   const ProblemRow row = build_row(results_.context, p);
   const ImplRow* fw = row.framework();
   const ImplResult* fw_result = p.find(ImplKind::framework);
-  std::string line = fmt::format("{:<{}} {:<16} {:<5} ", p.op, op_width_, shape_str(p.shape), dtype_name(p.dtype));
+  std::string line = fmt::format("{:<{}} {:<16} {:<5} ", p.op, op_width_, shape_label(p), dtype_name(p.dtype));
 
   if (row.verdict == Status::failed || row.verdict == Status::not_supported) {
     line += fmt::format("{}: {}", row.verdict == Status::failed ? "FAILED" : "NOT SUPPORTED",

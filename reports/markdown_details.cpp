@@ -102,7 +102,7 @@ void write_table(const std::vector<const ProblemRow*>& rows, std::ostream& os) {
     const ImplRow* fw = r->framework();
     const ImplRow none;
     const ImplRow& f = fw ? *fw : none;
-    std::vector<std::string> row = {p.op, shape_str(p.shape), dtype_name(p.dtype), size_class_name(p.size_class),
+    std::vector<std::string> row = {p.op, shape_label(p), dtype_name(p.dtype), size_class_name(p.size_class),
                                     time_cell(r->torch()), time_cell(fw)};
     if (col.gpu) row.insert(row.begin(), fmt::format("{}:{}", p.gpu.host, p.gpu.index));
     if (col.vendor) row.push_back(vendor_cell(r->vendor()));

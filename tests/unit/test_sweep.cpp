@@ -161,6 +161,9 @@ TEST(Sweep, MarkdownBreaksTheSpeedupDownByEachAxis) {
   const std::string seq_table = md.substr(by_seq, md.find("### By tensor dimension") - by_seq);
   EXPECT_NE(seq_table.find("| rms_norm bf16 | 2.83×"), std::string::npos) << seq_table;
   EXPECT_NE(seq_table.find("1.00×"), std::string::npos) << seq_table;
+  // The detail rows tell apart the points that share a shape.
+  EXPECT_NE(md.find("8192x1024 (b16 s512)"), std::string::npos);
+  EXPECT_NE(md.find("8192x1024 (b32 s256)"), std::string::npos);
 }
 
 TEST(Sweep, ReportsWithoutSweepResultsHaveNoSection) {
