@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "bench/categories.hpp"
+#include "bench/transformer_ops.hpp"
 #include "kernels/transformer/transformer.hpp"
 
 namespace opbench::bench {

@@ -24,4 +24,10 @@ std::size_t cross_entropy_workspace_bytes(int64_t rows, int64_t cols, opbench::D
 void cross_entropy(opbench::DType dt, const void* logits, const int64_t* targets, void* out, int64_t rows,
                    int64_t cols, void* workspace, std::size_t workspace_bytes, cudaStream_t stream);
 
+// cross_entropy backward of the mean loss: dlogits[row] = grad_scale / rows * (softmax(logits[row]) -
+// onehot(target[row])), in the logits' dtype (fp32 math, one rounding). dlogits may alias logits (the
+// logits of a language model's head are large: in place saves their copy).
+void cross_entropy_backward(opbench::DType dt, const void* logits, const int64_t* targets, void* dlogits,
+                            int64_t rows, int64_t cols, float grad_scale, cudaStream_t stream);
+
 }  // namespace fw

@@ -22,4 +22,13 @@ void layer_norm_forward(opbench::DType dt, const void* x, const void* w, const v
 void rms_norm_forward(opbench::DType dt, const void* x, const void* w, void* y, int64_t rows, int64_t cols,
                       float eps, void* workspace, std::size_t workspace_bytes, cudaStream_t stream);
 
+// rms_norm backward: with r = 1 / sqrt(mean(x^2) + eps) per row,
+//   dx = r * (dy * w) - x * r^3 * mean(dy * w * x),   dw = sum over rows of dy * x * r.
+// dw is summed in fp32 partials in the workspace (rms_norm_backward_workspace_bytes, shape-only) and
+// reduced in a fixed order (deterministic), then rounded once to the dtype. dx may alias dy.
+std::size_t rms_norm_backward_workspace_bytes(int64_t rows, int64_t cols);
+void rms_norm_backward(opbench::DType dt, const void* x, const void* w, const void* dy, void* dx, void* dw,
+                       int64_t rows, int64_t cols, float eps, void* workspace, std::size_t workspace_bytes,
+                       cudaStream_t stream);
+
 }  // namespace fw

@@ -12,6 +12,14 @@
 // silu_gate_forward: the SwiGLU MLP's silu(gate) * up. gate and up are [rows, cols] views with row stride
 //   ld_in elements (ld_in = 2 * cols for the two halves of one fused [rows, 2 * cols] GEMM output, up =
 //   gate + cols); out is contiguous [rows, cols].
+//
+// rope_backward: dx = the transposed rotation of dy (same positions): dx[i] = dy[i] cos + dy[i + d/2] sin,
+//   dx[i + d/2] = dy[i + d/2] cos - dy[i] sin. dx == dy is allowed.
+//
+// silu_gate_backward: with s = sigmoid(g), out = g s up:
+//   d_up = dout * g * s,  d_gate = dout * up * s * (1 + g (1 - s)).
+//   gate, up are read with row stride ld_in; d_gate, d_up are written with row stride ld_out (2 * cols with
+//   d_up = d_gate + cols: the gradient of the fused gate_up output).
 #pragma once
 #include <cuda_runtime_api.h>
 
@@ -26,5 +34,11 @@ void rope_forward(opbench::DType dt, const void* x, void* y, int64_t tokens, int
 
 void silu_gate_forward(opbench::DType dt, const void* gate, const void* up, int64_t ld_in, void* out, int64_t rows,
                        int64_t cols, cudaStream_t stream);
+
+void rope_backward(opbench::DType dt, const void* dy, void* dx, int64_t tokens, int64_t heads, int64_t head_dim,
+                   int64_t seq_len, int64_t pos_offset, double theta, cudaStream_t stream);
+
+void silu_gate_backward(opbench::DType dt, const void* dout, const void* gate, const void* up, int64_t ld_in,
+                        void* d_gate, void* d_up, int64_t ld_out, int64_t rows, int64_t cols, cudaStream_t stream);
 
 }  // namespace fw
