@@ -8,6 +8,7 @@
 
 #include "opbench/dtype.hpp"
 #include "opbench/kinds.hpp"
+#include "opbench/model_info.hpp"
 #include "opbench/sweep.hpp"
 #include "opbench/shape.hpp"
 #include "opbench/size_class.hpp"
@@ -82,6 +83,7 @@ struct RunContext {
   ShardTag shard;                 // a shard report: which part of the selection it covers
   bool replicate = false;         // --replicate: every GPU ran the same problems
   double slow_gpu_margin = 0.05;  // a GPU this much slower than the fleet median is flagged
+  std::optional<ModelConfig> model;  // --category model: the model whose runs the report holds
 };
 
 // Statistics of one timing mode's samples (milliseconds), after the clock filter and the outlier
