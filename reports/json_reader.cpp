@@ -49,7 +49,8 @@ Verification verification_from(const json& j) {
   v.oracle_max_abs_err = j.at("oracle_max_abs_err"), v.oracle_max_rel_err = j.at("oracle_max_rel_err");
   v.oracle_rel_l2_err = j.at("oracle_rel_l2_err"), v.mismatches = j.at("mismatches");
   v.first_mismatch = j.at("first_mismatch");
-  v.tolerance = {j.at("atol").get<double>(), j.at("rtol").get<double>()};
+  v.tolerance = {j.at("atol").get<double>(), j.at("rtol").get<double>(), j.value("rel_l2", 0.0)};
+  v.rel_l2_err = j.value("rel_l2_err", 0.0);  // absent in reports written before model runs
   return v;
 }
 

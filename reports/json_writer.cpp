@@ -80,13 +80,15 @@ json verification_json(const Verification& v) {
           {"correct", v.correct},
           {"max_abs_err", v.max_abs_err},
           {"max_rel_err", v.max_rel_err},
+          {"rel_l2_err", v.rel_l2_err},
           {"oracle_max_abs_err", v.oracle_max_abs_err},
           {"oracle_max_rel_err", v.oracle_max_rel_err},
           {"oracle_rel_l2_err", v.oracle_rel_l2_err},
           {"mismatches", v.mismatches},
           {"first_mismatch", v.first_mismatch},
           {"atol", v.tolerance.atol},
-          {"rtol", v.tolerance.rtol}};
+          {"rtol", v.tolerance.rtol},
+          {"rel_l2", v.tolerance.rel_l2}};
 }
 
 const char* basis_name(RoofBasis b) {

@@ -35,10 +35,14 @@ inline bool is_vendor(ImplKind k) { return k == ImplKind::cudnn || k == ImplKind
 enum class Status { ok, incorrect, failed, not_supported };
 const char* status_name(Status s);
 
-// |got - expected| <= atol + rtol * |expected|, elementwise.
+// |got - expected| <= atol + rtol * |expected|, elementwise; or, when rel_l2 > 0, a bound on the whole
+// output: ||got - expected|| / ||expected|| <= rel_l2 (a model's logits and gradients, where a long chain of
+// bf16 roundings leaves no elementwise bound worth stating; atol and rtol are then not used).
 struct Tolerance {
   double atol;
   double rtol;
+  double rel_l2 = 0;
+  bool by_norm() const { return rel_l2 > 0; }
 };
 
 }  // namespace opbench

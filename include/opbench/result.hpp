@@ -108,6 +108,7 @@ struct Verification {
   bool correct = false;
   double max_abs_err = 0;          // vs LibTorch in the same dtype (framework only)
   double max_rel_err = 0;
+  double rel_l2_err = 0;           // ||impl - LibTorch|| / ||LibTorch|| (framework only)
   double oracle_max_abs_err = 0;   // vs the fp64 oracle
   double oracle_max_rel_err = 0;
   double oracle_rel_l2_err = 0;    // ||impl - oracle|| / ||oracle||
