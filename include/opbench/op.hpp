@@ -96,6 +96,9 @@ struct OpDef {
   // The op's rows are logits over a vocabulary (cross_entropy): the transformer sweep gives them the
   // vocabulary's length instead of the hidden dimension.
   bool rows_over_vocab = false;
+  // A model benchmark op (bench/model.cpp): it runs this model (opbench::known_models()), and its shapes are
+  // {batch, seq} points of the --batch x --seq grid (ProblemFilter::model_grid), not size classes.
+  std::string model;
   std::string description;
   std::vector<DType> dtypes = {DType::f32, DType::f16, DType::bf16};
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "opbench/op.hpp"
+#include "opbench/model_info.hpp"
 #include "opbench/sweep.hpp"
 
 namespace opbench {
@@ -21,6 +22,8 @@ struct CategoryDef {
   std::string description;
   std::vector<std::string> aliases;
   std::function<void(Registry&)> register_ops;
+  // Whether "all" (and a run that names no category) includes it: the model benchmark runs only when asked.
+  bool in_all = true;
 };
 
 // Every category registered so far, sorted by order (registration happens at static initialization).
@@ -83,6 +86,11 @@ struct ProblemFilter {
   // tagged kSweepTag unless --op or --category names others. With fast: the grid's corners (the first
   // and last value of each axis).
   std::optional<SweepGrid> sweep;
+  // Model ops (OpDef::model): the (batch, seq) points they run on (--batch, --seq; with fast the corner:
+  // smallest batch with the smallest and largest seq, largest batch with the largest seq), and which model
+  // (--model; empty: every known model). --shape BxS replaces the grid.
+  ModelGrid model_grid;
+  std::string model;
 };
 
 // A problem whose op cannot read its shape (OpDef::io throws std::invalid_argument, e.g. --shape 7 for

@@ -42,6 +42,8 @@ const char* kExamples = R"(Examples:
   bench_ops --category all --dtype fp32,bf16   what scripts/run.sh runs
   bench_ops --op add --timing both --l2 warm   device and host timings, hot cache
   bench_ops --op add --benchmark_filter=bf16/4096  Google Benchmark's flags (names: category/op/dtype/shape)
+  bench_ops --category model                   Qwen2-0.5B prefill, train_step, decode: batch 1,2,4 x seq 128,256,512
+  bench_ops --category model --batch 4 --seq 512 --fast
   bench_ops --devices all                      the suite split over every GPU, one merged report
   bench_ops --devices all --replicate --fast   every GPU runs every problem: the per-GPU consistency table
   torchrun --nproc-per-node 8 --no-python bench_ops --output-dir runs/1; bench_ops merge runs/1
@@ -63,6 +65,12 @@ const char* timing_mode_name(TimingMode m) {
     case TimingMode::both: return "both";
   }
   return "?";
+}
+
+static std::vector<std::string> model_names() {
+  std::vector<std::string> v;
+  for (const ModelConfig& m : known_models()) v.push_back(m.name);
+  return v;
 }
 
 SweepParse parse_sweep(const std::vector<std::string>& specs) {
@@ -143,6 +151,15 @@ ParseOutcome parse_options(int argc, char** argv, const Registry& reg, Options& 
                      "[dim=768,1024,2048,4096] (those are the defaults; any key may be given alone)")
           ->expected(0, 3);
   app.add_option("--vocab", vocab, "The rows' length of cross_entropy in the sweep (default 32000)")
+      ->check(CLI::PositiveNumber);
+  std::optional<std::string> model_name;
+  std::vector<int64_t> model_batch, model_seq;
+  app.add_option("--model", model_name, "The model of --category model: " + join(model_names()) + " (default all)");
+  app.add_option("--batch", model_batch, "Batch sizes of the model runs (default 1,2,4)")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
+  app.add_option("--seq", model_seq, "Sequence lengths of the model runs (default 128,256,512)")
+      ->delimiter(',')
       ->check(CLI::PositiveNumber);
   std::string timing_word = "pure", l2_word = "cold";
   app.add_option("--timing", timing_word,
@@ -240,6 +257,27 @@ ParseOutcome parse_options(int argc, char** argv, const Registry& reg, Options& 
     if (opt.filter.dtypes.empty()) opt.filter.dtypes = {DType::f32, DType::bf16};  // as the suite
   } else if (vocab) {
     return usage_error("--vocab is the sweep's vocabulary: use it with --sweep");
+  }
+  if (model_name || !model_batch.empty() || !model_seq.empty()) {
+    bool model_ops = false;
+    for (const CategorySelection& c : opt.filter.categories)
+      for (const Category& cat : c.categories)
+        for (const OpDef& op : reg.ops()) model_ops = model_ops || (op.category == cat && !op.model.empty());
+    for (const std::string& o : opt.filter.ops) model_ops = model_ops || !reg.find(o)->model.empty();
+    if (!model_ops) return usage_error("--model, --batch and --seq choose the model runs: add --category model");
+    if (model_name) {
+      if (!find_model(*model_name))
+        return usage_error(fmt::format("unknown model '{}'; valid: {}", *model_name, join(model_names())));
+      opt.filter.model = *model_name;
+    }
+    auto unique = [](const std::vector<int64_t>& v) {
+      std::vector<int64_t> u;
+      for (int64_t x : v)
+        if (std::find(u.begin(), u.end(), x) == u.end()) u.push_back(x);
+      return u;
+    };
+    if (!model_batch.empty()) opt.filter.model_grid.batch = unique(model_batch);
+    if (!model_seq.empty()) opt.filter.model_grid.seq = unique(model_seq);
   }
   if (!formats.empty()) {
     opt.write_markdown = opt.write_json = false;

@@ -76,7 +76,12 @@ std::vector<std::string> Registry::tags() const {
 
 std::optional<CategorySelection> parse_category(const Registry& reg, const std::string& s) {
   const std::vector<Category> cats = reg.categories();
-  if (s == "all") return CategorySelection{cats, ""};
+  if (s == "all") {
+    std::vector<Category> in_all;
+    for (const Category& c : cats)
+      if (const CategoryDef* d = category_def(c); !d || d->in_all) in_all.push_back(c);
+    return CategorySelection{in_all, ""};
+  }
   for (const Category& c : cats) {
     if (s == c.name()) return CategorySelection{{c}, ""};
     if (const CategoryDef* d = category_def(c))
@@ -141,6 +146,25 @@ static std::vector<Problem> sweep_problems(const Registry& reg, const ProblemFil
   return out;
 }
 
+// The {batch, seq} points of a model grid, batch-major; with fast the corner: (smallest batch, smallest
+// seq), (smallest batch, largest seq), (largest batch, largest seq).
+static std::vector<Shape> model_grid_shapes(const ModelGrid& g, bool fast) {
+  std::vector<Shape> v;
+  if (g.batch.empty() || g.seq.empty()) return v;
+  if (fast) {
+    const int64_t b0 = *std::min_element(g.batch.begin(), g.batch.end());
+    const int64_t b1 = *std::max_element(g.batch.begin(), g.batch.end());
+    const int64_t s0 = *std::min_element(g.seq.begin(), g.seq.end());
+    const int64_t s1 = *std::max_element(g.seq.begin(), g.seq.end());
+    for (const Shape& s : {Shape{b0, s0}, Shape{b0, s1}, Shape{b1, s1}})
+      if (std::find(v.begin(), v.end(), s) == v.end()) v.push_back(s);
+    return v;
+  }
+  for (int64_t b : g.batch)
+    for (int64_t s : g.seq) v.push_back({b, s});
+  return v;
+}
+
 std::vector<Problem> select_problems(const Registry& reg, const ProblemFilter& f) {
   for (const std::string& name : f.ops)
     if (!reg.find(name)) throw std::invalid_argument("unknown op '" + name + "'");
@@ -153,10 +177,22 @@ std::vector<Problem> select_problems(const Registry& reg, const ProblemFilter& f
 
   std::vector<Problem> out;
   for (const OpDef& op : reg.ops()) {
-    if (!f.ops.empty() && std::find(f.ops.begin(), f.ops.end(), op.name) == f.ops.end()) continue;
-    if (!selected_by_category(op, f.categories)) continue;
+    const bool named = std::find(f.ops.begin(), f.ops.end(), op.name) != f.ops.end();
+    if (!f.ops.empty() && !named) continue;
+    if (f.categories.empty()) {
+      // No --category: every op of the categories "all" holds, or the ops --op names.
+      const CategoryDef* d = category_def(op.category);
+      if (!named && d && !d->in_all) continue;
+    } else if (!selected_by_category(op, f.categories)) {
+      continue;
+    }
+    if (!op.model.empty() && !f.model.empty() && op.model != f.model) continue;
     for (DType dt : dtypes) {
       if (std::find(op.dtypes.begin(), op.dtypes.end(), dt) == op.dtypes.end()) continue;
+      if (!op.model.empty() && f.custom_shapes.empty()) {
+        for (const Shape& s : model_grid_shapes(f.model_grid, f.fast)) out.push_back({&op, s, SizeClass::custom, dt});
+        continue;
+      }
       if (!f.custom_shapes.empty()) {
         for (const Shape& s : f.custom_shapes) out.push_back({&op, s, SizeClass::custom, dt});
         continue;
