@@ -11,6 +11,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,9 @@ struct TorchArgs {
   mutable std::vector<at::Tensor> out;  // the harness's output memory (mutable: out= variants write it)
   Params params;
   RunSettings settings;
+  // What a reference keeps across the calls of one prepared problem (a model layer's activations from its
+  // first, full pass): empty at the first call.
+  mutable std::shared_ptr<void> state;
 };
 
 using TorchFn = std::function<std::vector<at::Tensor>(const TorchArgs&)>;
