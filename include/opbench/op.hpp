@@ -99,6 +99,9 @@ struct OpDef {
   // A model benchmark op (bench/model.cpp): it runs this model (opbench::known_models()), and its shapes are
   // {batch, seq} points of the --batch x --seq grid (ProblemFilter::model_grid), not size classes.
   std::string model;
+  // Timed as the call is issued, without the launch handshake (TimingConfig::hold_stream): for calls of
+  // hundreds of launches (a model's step), where the host's queueing is part of the cost.
+  bool timed_as_issued = false;
   std::string description;
   std::vector<DType> dtypes = {DType::f32, DType::f16, DType::bf16};
 

@@ -177,7 +177,9 @@ void ProblemPipeline::measure_stage(const Problem& p, ProblemSetup& setup, Impls
     }
     std::vector<std::string> names;
     for (std::size_t i : ready) names.push_back(impl_name(impls.rows[i].impl));
-    const std::vector<Measurement> m = measure(launches, cfg_.timing, timing_, stream_, names);
+    TimingConfig timing = cfg_.timing;
+    timing.hold_stream = !p.op->timed_as_issued;
+    const std::vector<Measurement> m = measure(launches, timing, timing_, stream_, names);
     const double operand_mb = double(setup.operand_bytes()) / (1 << 20);
     for (std::size_t j = 0; j < ready.size(); ++j) {
       ImplResult& row = impls.rows[ready[j]];

@@ -61,7 +61,8 @@ StopReason decide_stop(const std::vector<std::vector<double>>& sets, int rounds,
   }
   if (precise) return StopReason::precision;
   if (rounds >= rule.max_samples) return StopReason::max_samples;
-  if (elapsed_ms >= rule.timeout_ms) return StopReason::timeout;
+  if (elapsed_ms >= rule.timeout_ms && (rounds >= rule.min_samples || elapsed_ms >= rule.hard_timeout_ms))
+    return StopReason::timeout;
   return StopReason::keep_going;
 }
 

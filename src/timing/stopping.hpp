@@ -53,6 +53,10 @@ struct StopRule {
   int max_samples = 2000;  // rounds, whatever was kept
   double min_time_ms = 5;
   double timeout_ms = 1500;
+  // The timeout stops sampling only after min_samples rounds (a problem whose one round takes longer than
+  // the timeout, a whole model's training step, still gets a median with a confidence interval), unless
+  // this hard limit is reached first.
+  double hard_timeout_ms = 60000;
 };
 
 enum class StopReason { keep_going, precision, max_samples, timeout };

@@ -179,7 +179,8 @@ std::optional<TimeStats> finish(const Rounds& r, std::size_t j, const LaunchStat
   if (set.handshake_dropped > 0)
     why += fmt::format("; {} samples dropped (the launch was not queued before the stream was released)",
                        set.handshake_dropped);
-  const bool gap = st && st->handshake == Handshake::none;
+  const bool gap = st && st->handshake == Handshake::none && c.hold_stream;
+  if (st && !c.hold_stream) why += "; timed as issued: host launch gaps included";
   if (st && st->handshake == Handshake::delay)
     why += "; synchronizes inside its launch: timed behind a delay kernel, not the handshake";
   if (gap) why += "; synchronizes on every call: includes host time after its synchronization";
@@ -211,7 +212,10 @@ std::vector<Measurement> measure(const std::vector<Launch>& launches, const Timi
 
   Sampler sampler(res, c.l2_cold, s);
   std::vector<LaunchState> pure_state(k);
-  for (std::size_t j = 0; j < k; ++j) pure_state[j].enqueue_ms = sampler.prime(launches[j]);
+  for (std::size_t j = 0; j < k; ++j) {
+    pure_state[j].enqueue_ms = sampler.prime(launches[j]);
+    if (!c.hold_stream) pure_state[j].handshake = Handshake::none;
+  }
   ProblemTimer timer(launches, c, sampler, pure_state, res.max_clock_mhz(), names);
   std::vector<std::size_t> all(k);
   for (std::size_t j = 0; j < k; ++j) all[j] = j;

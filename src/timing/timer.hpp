@@ -39,6 +39,10 @@ struct TimingConfig {
   double timeout_ms = 250;
   double clock_threshold = 0.75;  // a sample whose SM clock is below this fraction of the max is dropped
   int graph_launches = 0;         // 0: chosen from the estimate (about 0.5 ms of work per replay, 10..1000)
+  // false: pure samples are timed as the call is issued, without the launch handshake: the events span
+  // the host's queueing too wherever the GPU waits for it (OpDef::timed_as_issued: a whole model's step,
+  // whose hundreds of launches are part of what a user pays, and could overfill a held stream's queue).
+  bool hold_stream = true;
 };
 
 TimingConfig fast_timing(TimingConfig base);  // --fast: looser precision, smaller budgets

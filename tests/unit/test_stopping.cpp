@@ -96,6 +96,21 @@ TEST(Stopping, TimeoutStopsSlowRounds) {
   EXPECT_EQ(rounds, 15);
 }
 
+TEST(Stopping, SlowRoundsStillGetMinSamplesUpToTheHardTimeout) {
+  std::mt19937 rng(4);
+  std::lognormal_distribution<double> noisy(0.0, 0.8);
+  // Rounds of 200 ms against a 250 ms timeout: min_samples (10) rounds first.
+  StopRule rule{0.005, 10, 2000, 5, 250};
+  auto [why, rounds] = run_rule(rule, 2, 200, [&](int) { return noisy(rng); });
+  EXPECT_EQ(why, StopReason::timeout);
+  EXPECT_EQ(rounds, 10);
+  // The hard limit ends it sooner: 5 rounds reach 1000 ms.
+  rule.hard_timeout_ms = 1000;
+  std::tie(why, rounds) = run_rule(rule, 2, 200, [&](int) { return noisy(rng); });
+  EXPECT_EQ(why, StopReason::timeout);
+  EXPECT_EQ(rounds, 5);
+}
+
 TEST(Stopping, EveryImplementationMustBePrecise) {
   // The framework is tight, the library noisy: the problem goes on until the noisy one is known too.
   std::mt19937 rng(4);
