@@ -85,6 +85,9 @@ RunContext describe(const Options& opt, const Registry& reg, const std::vector<P
   ctx.device.cublas_version = reference::cublas_version();
   ctx.device.cudnn_version = reference::cudnn_version();
   ctx.device.torch_version = reference::torch_version();
+  for (const Problem& p : problems)
+    if (!p.op->model.empty() && !ctx.model)
+      if (const ModelConfig* m = find_model(p.op->model)) ctx.model = *m;
   return ctx;
 }
 
