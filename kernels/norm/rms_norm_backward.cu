@@ -42,7 +42,7 @@ struct Sums {
 __device__ __forceinline__ Sums add_sums(const Sums& a, const Sums& b) { return {a.ss + b.ss, a.dot + b.dot}; }
 
 template <class T, int VEC, int NV>
-__global__ void __launch_bounds__(kThreads, 1)
+__global__ void __launch_bounds__(kThreads, VEC > 1 && NV * VEC <= 8 ? 2 : 1)
     rms_bwd_cached_kernel(const T* x, const T* __restrict__ w, const T* dy, T* dx, float* __restrict__ partials,
                           int64_t rows, int cols, int tpr, float eps) {
   extern __shared__ float combine[];  // [cols] when a block holds several rows
