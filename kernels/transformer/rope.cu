@@ -1,12 +1,13 @@
 // Rotary embedding (rotate_half convention), transformer.hpp. One thread per (token, head, pair i): it
 // reads x[i] and x[i + d/2] and writes both rotated values. Memory-bound: read and write the tensor once
-// (2 * numel * s bytes); sincosf on an fp32 angle per pair (the angle of position up to a few thousand
-// radians needs the precise sincosf, not __sinf/__cosf, whose error grows with the argument).
+// (2 * numel * s bytes); the angle and its sincosf per pair come from rope_angle.cuh (shared with the
+// backward kernel).
 #include <algorithm>
 #include <cmath>
 
 #include "kernels/common/check.hpp"
 #include "kernels/common/types.cuh"
+#include "kernels/transformer/rope_angle.cuh"
 #include "kernels/transformer/transformer.hpp"
 
 namespace fw {
@@ -21,11 +22,8 @@ __global__ void rope_kernel(const T* __restrict__ x, T* __restrict__ y, int64_t 
     const int64_t row = k / half;            // (token, head)
     const int64_t token = row / heads;
     const int64_t p = pos_offset + token % seq_len;
-    // theta^(-2i/d) in double, rounded once to fp32: the correctly rounded inv_freq.
-    const float inv_freq = float(exp2(-double(2 * i) / double(2 * half) * log2_theta));
-    const float a = float(p) * inv_freq;
     float s, c;
-    sincosf(a, &s, &c);
+    rope_sincos(p, rope_inv_freq(i, half, log2_theta), &s, &c);
     const int64_t base = row * 2 * half;
     const float x0 = to_float(x[base + i]), x1 = to_float(x[base + i + half]);
     y[base + i] = from_float<T>(x0 * c - x1 * s);
