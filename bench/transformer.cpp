@@ -13,11 +13,9 @@ namespace opbench::bench {
 
 const Category kTransformer{"transformer"};
 
-namespace {
-
-// Unit roundoff of the output dtype.
 double unit_roundoff(DType t) { return t == DType::bf16 ? 0x1p-8 : t == DType::f16 ? 0x1p-11 : 0x1p-24; }
 
+namespace {
 std::vector<int64_t> tokens_for(SizeClass c) {
   switch (c) {
     case SizeClass::small: return {128, 512};
@@ -26,6 +24,29 @@ std::vector<int64_t> tokens_for(SizeClass c) {
     default: return {};
   }
 }
+}  // namespace
+
+std::vector<Shape> rope_shapes(SizeClass c) {
+  std::vector<Shape> v;
+  for (int64_t tokens : tokens_for(c)) {
+    v.push_back({tokens, 14, 64});   // Qwen2-0.5B queries
+    v.push_back({tokens, 2, 64});    // its keys
+    v.push_back({tokens, 32, 128});  // Llama-7B-like
+  }
+  return v;
+}
+
+std::vector<Shape> silu_gate_shapes(SizeClass c) {
+  std::vector<Shape> v;
+  for (int64_t tokens : tokens_for(c)) {
+    v.push_back({tokens, 4864});   // Qwen2-0.5B
+    v.push_back({tokens, 11008});  // Llama-7B-like
+  }
+  return v;
+}
+
+namespace {
+
 
 // rope: x [tokens, heads, head_dim] -> y, positions r % seq_len (seq_len 2048, as a 2048-token context),
 // theta 1e6 (Qwen2).
@@ -52,15 +73,7 @@ void add_rope(Registry& r) {
     const double u = unit_roundoff(t);
     return t == DType::f32 ? Tolerance{1e-5, 1e-5} : Tolerance{10 * u, 2 * u};
   };
-  op.shapes = [](SizeClass c) {
-    std::vector<Shape> v;
-    for (int64_t tokens : tokens_for(c)) {
-      v.push_back({tokens, 14, 64});   // Qwen2-0.5B queries
-      v.push_back({tokens, 2, 64});    // its keys
-      v.push_back({tokens, 32, 128});  // Llama-7B-like
-    }
-    return v;
-  };
+  op.shapes = rope_shapes;
   op.test_shapes = [] { return std::vector<Shape>{{1, 1, 2}, {7, 3, 64}, {129, 14, 64}, {1000, 2, 128}, {3, 5, 6}}; };
   op.impls = {framework_impl([](const Bindings& b, cudaStream_t stream) {
     const Shape& s = b.in[0].shape;
@@ -89,14 +102,7 @@ void add_silu_gate(Registry& r) {
     const double u = unit_roundoff(t);
     return t == DType::f32 ? Tolerance{1e-6, 1e-5} : Tolerance{4 * u * 1e-2, 3 * u};
   };
-  op.shapes = [](SizeClass c) {
-    std::vector<Shape> v;
-    for (int64_t tokens : tokens_for(c)) {
-      v.push_back({tokens, 4864});   // Qwen2-0.5B
-      v.push_back({tokens, 11008});  // Llama-7B-like
-    }
-    return v;
-  };
+  op.shapes = silu_gate_shapes;
   op.test_shapes = [] { return std::vector<Shape>{{1, 1}, {7, 3}, {129, 4864}, {1000, 9}, {3, 1001}}; };
   op.impls = {framework_impl([](const Bindings& b, cudaStream_t stream) {
     const Rows rc = as_rows(b.out[0].shape);

@@ -3,11 +3,18 @@
 // backward) and bench/transformer_backward.cpp (the backward kernels of rope, silu_gate, rms_norm and
 // cross_entropy). register_transformer in transformer.cpp calls the other two.
 #pragma once
+#include <vector>
+
 #include "opbench/registry.hpp"
 
 namespace opbench::bench {
 
 extern const Category kTransformer;
+
+// Shared by the forward and backward ops (bench/transformer.cpp).
+double unit_roundoff(DType t);                    // of the output dtype: 2^-8 bf16, 2^-11 fp16, 2^-24 fp32
+std::vector<Shape> rope_shapes(SizeClass c);      // [tokens, heads, head_dim]: Qwen2-0.5B q and k, Llama-7B-like
+std::vector<Shape> silu_gate_shapes(SizeClass c); // [tokens, intermediate]: Qwen2-0.5B, Llama-7B-like
 
 void add_attention_ops(Registry& r);         // bench/attention.cpp
 void add_decoder_backward_ops(Registry& r);  // bench/transformer_backward.cpp
