@@ -89,6 +89,17 @@ RunResults from_json(const json& j) {
                          c.at("shard").value("launcher", std::string())};
   out.context.replicate = c.value("replicate", false);
   out.context.slow_gpu_margin = c.value("slow_gpu_margin", out.context.slow_gpu_margin);
+  // --category model (absent from other reports and from those that predate it).
+  if (c.contains("model") && !c.at("model").is_null()) {
+    const json& m = c.at("model");
+    ModelConfig cfg;
+    cfg.name = m.at("name"), cfg.layers = m.at("layers"), cfg.hidden = m.at("hidden");
+    cfg.intermediate = m.at("intermediate"), cfg.heads_q = m.at("heads_q"), cfg.heads_kv = m.at("heads_kv");
+    cfg.head_dim = m.at("head_dim"), cfg.vocab = m.at("vocab");
+    cfg.rms_eps = m.at("rms_eps"), cfg.rope_theta = m.at("rope_theta");
+    cfg.qkv_bias = m.at("qkv_bias"), cfg.tied_embeddings = m.at("tied_embeddings");
+    out.context.model = cfg;
+  }
 
   // Records of one problem share its id; they are regrouped in the order the problems first appear.
   std::map<std::string, std::size_t> index;

@@ -296,6 +296,24 @@ json to_json(const Report& report) {
     ctx["shard"] = {{"index", c.shard.index}, {"count", c.shard.count}, {"launcher", c.shard.launcher}};
   if (c.gpus.size() > 1 || c.replicate) ctx.update({{"replicate", c.replicate}, {"slow_gpu_margin", c.slow_gpu_margin}});
   if (const auto fleet = fleet_table(*report.rows.results)) out["fleet"] = fleet_json(*fleet);
+  // --category model: the model its runs are of (absent from other reports). "parameters" is derived,
+  // written for readers of the file; from_json rebuilds it from the fields.
+  if (c.model) {
+    const ModelConfig& m = *c.model;
+    ctx["model"] = {{"name", m.name},
+                    {"layers", m.layers},
+                    {"hidden", m.hidden},
+                    {"intermediate", m.intermediate},
+                    {"heads_q", m.heads_q},
+                    {"heads_kv", m.heads_kv},
+                    {"head_dim", m.head_dim},
+                    {"vocab", m.vocab},
+                    {"rms_eps", m.rms_eps},
+                    {"rope_theta", m.rope_theta},
+                    {"qkv_bias", m.qkv_bias},
+                    {"tied_embeddings", m.tied_embeddings},
+                    {"parameters", m.parameters()}};
+  }
   return out;
 }
 

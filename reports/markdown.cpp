@@ -1,4 +1,5 @@
 #include "reports/markdown.hpp"
+#include "reports/model_section.hpp"
 #include "reports/sweep_section.hpp"
 
 #include <fmt/format.h>
@@ -217,6 +218,7 @@ void write_markdown(const Report& report, const ChartSet& charts, std::ostream& 
   os << "## Category breakdown\n\n";
   write_category_table(s, os);
   write_sweep_markdown(report.rows, os);
+  write_model_markdown(report.rows, os);
   write_size_classes(s, os);
   write_charts(charts, os);
   write_details(report, os);
