@@ -12,23 +12,9 @@
 #include <vector>
 
 #include "src/reference/torch_ops.hpp"
+#include "src/reference/torch_rope.hpp"
 
 namespace opbench::reference {
-
-namespace {
-
-// The cos/sin tables of rope, [tokens, 1, head_dim] in x's dtype. A model computes them once per forward
-// and every layer reuses them (HF's rotary_emb), so they are made outside the timed call: the last
-// tables are kept and reused while the shape, dtype, device and settings stay the same (one problem's
-// verification and timing), and remade when they change.
-struct RopeTables {
-  std::vector<int64_t> key_shape;
-  at::ScalarType dtype = at::kFloat;
-  at::Device device = at::kCPU;
-  int64_t seq_len = 0;
-  double theta = 0;
-  at::Tensor cos, sin;
-};
 
 const RopeTables& rope_tables(const at::Tensor& x, int64_t seq_len, double theta) {
   static RopeTables last;
@@ -48,7 +34,6 @@ const RopeTables& rope_tables(const at::Tensor& x, int64_t seq_len, double theta
   return last;
 }
 
-}  // namespace
 
 static void register_torch_transformer(TorchRegistry& r) {
   r.add("rope", [](const TorchArgs& a) {

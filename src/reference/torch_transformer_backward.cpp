@@ -19,41 +19,9 @@
 #include <vector>
 
 #include "src/reference/torch_ops.hpp"
+#include "src/reference/torch_rope.hpp"
 
 namespace opbench::reference {
-
-namespace {
-
-// rope's cos/sin tables, [tokens, 1, head_dim] in dy's dtype, kept while shape, dtype, device and
-// parameters stay the same (one problem's verification and timing).
-struct RopeBackwardTables {
-  std::vector<int64_t> key_shape;
-  at::ScalarType dtype = at::kFloat;
-  at::Device device = at::kCPU;
-  int64_t seq_len = 0;
-  double theta = 0;
-  at::Tensor cos, sin;
-};
-
-const RopeBackwardTables& rope_backward_tables(const at::Tensor& dy, int64_t seq_len, double theta) {
-  static RopeBackwardTables last;
-  const std::vector<int64_t> key = {dy.size(0), dy.size(2)};
-  if (last.cos.defined() && last.key_shape == key && last.dtype == dy.scalar_type() && last.device == dy.device() &&
-      last.seq_len == seq_len && last.theta == theta)
-    return last;
-  const int64_t tokens = dy.size(0), d = dy.size(2), half = d / 2;
-  const at::Tensor i = at::arange(0, half, dy.options().dtype(at::kDouble));
-  const at::Tensor inv_freq = at::exp2(-(2.0 / double(d)) * std::log2(theta) * i).to(at::kFloat);
-  const at::Tensor pos = at::remainder(at::arange(0, tokens, dy.options().dtype(at::kLong)), seq_len).to(at::kFloat);
-  const at::Tensor angle = at::outer(pos, inv_freq);          // [tokens, half], fp32 as HF computes it
-  at::Tensor ang = at::cat({angle, angle}, -1).unsqueeze(1);  // [tokens, 1, d]
-  const at::ScalarType t = dy.scalar_type();
-  if (t == at::kDouble) ang = ang.to(at::kDouble);            // the oracle: cos/sin of the same angles
-  last = RopeBackwardTables{key, t, dy.device(), seq_len, theta, at::cos(ang).to(t), at::sin(ang).to(t)};
-  return last;
-}
-
-}  // namespace
 
 namespace {
 
@@ -85,8 +53,8 @@ static void register_torch_transformer_backward(TorchRegistry& r) {
       // same graph, as the backward of a rotation does not depend on x.
       const at::Tensor x = leaf(at::zeros_like(dy));
       const int64_t half = dy.size(2) / 2;
-      const RopeBackwardTables& t =
-          rope_backward_tables(dy, int64_t(a.params.get("seq_len", 2048)), a.params.get("theta", 1e6));
+      const RopeTables& t =
+          rope_tables(dy, int64_t(a.params.get("seq_len", 2048)), a.params.get("theta", 1e6));
       const at::Tensor rotated = at::cat({-x.narrow(-1, half, half), x.narrow(-1, 0, half)}, -1);
       return Graph{{x}, x * t.cos + rotated * t.sin};
     }, dy);
