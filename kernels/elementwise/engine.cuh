@@ -23,7 +23,10 @@
 
 namespace fw::engine {
 
-constexpr int kThreads = 256;
+// 128 threads a block (as LibTorch's vectorized kernel): against 256, the same packets per thread in twice
+// the blocks balance better over the SMs (H100, element + activation, medium and large, fp32 and bf16:
+// 508 of 540 results green against 493; notes/performance.md).
+constexpr int kThreads = 128;
 
 // n / d and n % d for 32-bit n by a divisor fixed at launch (Granlund–Montgomery round-up method).
 struct FastDivmod {
@@ -37,6 +40,16 @@ struct FastDivmod {
     q = uint32_t((uint64_t(__umulhi(n, mul)) + n) >> shift);
     r = n - q * d;
   }
+};
+
+// fp32 packets per thread a functor asks for (F::kPackets), 2 when it says nothing (pick_unroll).
+template <class F, class = void>
+struct packets_of {
+  static constexpr int value = 2;
+};
+template <class F>
+struct packets_of<F, std::void_t<decltype(F::kPackets)>> {
+  static constexpr int value = F::kPackets;
 };
 
 // --- operand accessors: load V elements starting at output element e ------------------------------
@@ -112,6 +125,7 @@ struct ColBroadcast {  // b[e / cols]
 // --- the op applied to one or two operands ----------------------------------------------------------
 template <class F, class A>
 struct UnaryMap {
+  static constexpr int kPackets = packets_of<F>::value;
   F f;
   A a;
   struct Regs {
@@ -124,6 +138,7 @@ struct UnaryMap {
 
 template <class F, class A, class B>
 struct BinaryMap {
+  static constexpr int kPackets = packets_of<F>::value;
   F f;
   A a;
   B b;
@@ -171,19 +186,21 @@ __global__ void __launch_bounds__(kThreads) map_kernel(Map m, T* __restrict__ y,
 
 inline int64_t misalignment(const void* p) { return int64_t(reinterpret_cast<uintptr_t>(p) & 15); }
 
-// Packets per thread (measured on H100, bench_ops element+activation --fast, fp32 and bf16, unroll
-// 1/2/4 forced in turn): below ~16 waves of one-packet blocks, one packet per thread wins (more
-// threads, less serial math per thread: 4 packets lost up to 0.57x on small pow/sin/cos). Above it,
-// fp32 wants 4 packets (16 elements: div 0.69x -> 0.99x, sqrt 0.54x -> 0.89x against 1 packet) and
-// 16-bit types one (8 elements: log 0.76x -> 0.97x, gelu_tanh 0.79x -> 0.98x against 4).
-inline int pick_unroll(int64_t nvec, int elem_bytes) {
+// Packets per thread (measured on H100, bench_ops element+activation, fp32 and bf16, unroll 1/2/4 forced
+// in turn): below ~16 waves of one-packet blocks, one packet per thread wins (more threads, less serial
+// math per thread: 4 packets lost up to 0.57x on small pow/sin/cos). Above it, fp32 wants 2 packets
+// (8 elements, as LibTorch: against 4, fp32 geomean vs LibTorch 0.959 -> 0.978, tanh and gelu_tanh
+// +7%), except ops whose functor asks for more (F::kPackets: IEEE division, whose slow path needs the
+// independent work of 4 packets: 10% faster than with 2), and 16-bit types one (8 elements: log
+// 0.76x -> 0.97x, gelu_tanh 0.79x -> 0.98x against 4).
+inline int pick_unroll(int64_t nvec, int elem_bytes, int fp32_packets) {
   if (ceil_div(nvec, kThreads) < 16 * int64_t(sm_count())) return 1;
-  return elem_bytes >= 4 ? 4 : 1;
+  return elem_bytes >= 4 ? fp32_packets : 1;
 }
 
 template <class T, int V, class Map>
 void launch_unrolled(const Map& m, T* y, int64_t n, int64_t head, int64_t nvec, cudaStream_t s) {
-  const int u = pick_unroll(nvec, int(sizeof(T)));
+  const int u = pick_unroll(nvec, int(sizeof(T)), Map::kPackets);
   auto go = [&](auto uc) {
     constexpr int U = decltype(uc)::value;
     const int64_t blocks = std::max<int64_t>(1, ceil_div(nvec, kThreads * U));
@@ -191,6 +208,8 @@ void launch_unrolled(const Map& m, T* y, int64_t n, int64_t head, int64_t nvec, 
   };
   if (u == 4)
     go(std::integral_constant<int, 4>{});
+  else if (u == 2)
+    go(std::integral_constant<int, 2>{});
   else
     go(std::integral_constant<int, 1>{});
 }

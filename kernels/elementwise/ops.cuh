@@ -11,7 +11,10 @@ namespace fw::ops {
 struct Add { __device__ float operator()(float a, float b) const { return a + b; } };
 struct Sub { __device__ float operator()(float a, float b) const { return a - b; } };
 struct Mul { __device__ float operator()(float a, float b) const { return a * b; } };
-struct Div { __device__ float operator()(float a, float b) const { return a / b; } };
+struct Div {
+  static constexpr int kPackets = 4;  // fp32 packets per thread (engine.cuh, pick_unroll)
+  __device__ float operator()(float a, float b) const { return a / b; }
+};
 struct Maximum {  // propagates NaN, like torch.maximum
   __device__ float operator()(float a, float b) const { return (a != a || b != b) ? NAN : fmaxf(a, b); }
 };
