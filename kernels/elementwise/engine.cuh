@@ -206,12 +206,11 @@ void launch_unrolled(const Map& m, T* y, int64_t n, int64_t head, int64_t nvec, 
     const int64_t blocks = std::max<int64_t>(1, ceil_div(nvec, kThreads * U));
     map_kernel<T, V, U><<<unsigned(blocks), kThreads, 0, s>>>(m, y, n, head, nvec);
   };
-  if (u == 4)
-    go(std::integral_constant<int, 4>{});
-  else if (u == 2)
-    go(std::integral_constant<int, 2>{});
-  else
-    go(std::integral_constant<int, 1>{});
+  if constexpr (sizeof(T) >= 4) {  // 16-bit types always take one packet: no other unroll is compiled
+    if (u == 4) return go(std::integral_constant<int, 4>{});
+    if (u == 2) return go(std::integral_constant<int, 2>{});
+  }
+  go(std::integral_constant<int, 1>{});
 }
 
 // Launches the map built by make(std::integral_constant<int, V>, body_aligned) over n output elements. `dense` are the pointers that are read
