@@ -116,6 +116,7 @@ void add_silu_gate(Registry& r) {
 void register_transformer(Registry& r) {
   add_rope(r);
   add_silu_gate(r);
+  add_attention_ops(r);
   add_decoder_backward_ops(r);
 }
 
