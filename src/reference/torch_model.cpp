@@ -12,6 +12,7 @@
 //   (PyTorch's is_causal is aligned top-left; a single query sees the whole cache).
 // The oracle (fp64 outputs) runs the same code in fp32 on fp32 copies of the same bf16 weights.
 #include <ATen/ATen.h>
+#include <c10/core/GradMode.h>
 #include <torch/version.h>
 
 #include <map>
@@ -213,7 +214,7 @@ at::Tensor forward(const ModelConfig& c, const TModel& m, const at::Tensor& toke
 
 void add_model_refs(TorchRegistry& r, const ModelConfig& c) {
   r.add(model_run_op(c.name, ModelRun::prefill), [c](const TorchArgs& a) {
-    at::NoGradGuard no_grad;  // inference, as torch.no_grad()
+    c10::NoGradGuard no_grad;  // inference, as torch.no_grad()
     const at::ScalarType t = compute_type(a);
     const at::Tensor& tokens = a.in[0];
     return std::vector<at::Tensor>{forward(c, torch_model(c, t, false), tokens, tokens.size(0), tokens.size(1), t)};
@@ -230,7 +231,7 @@ void add_model_refs(TorchRegistry& r, const ModelConfig& c) {
                                    m.layers.back().w_down.grad(), m.norm_f.grad()};
   });
   r.add(model_run_op(c.name, ModelRun::decode), [c](const TorchArgs& a) {
-    at::NoGradGuard no_grad;
+    c10::NoGradGuard no_grad;
     const at::ScalarType t = compute_type(a);
     const TModel& m = torch_model(c, t, false);
     const at::Tensor& tokens = a.in[0];  // [B]
@@ -250,7 +251,7 @@ void add_model_refs(TorchRegistry& r, const ModelConfig& c) {
   });
   for (LayerFamily f : layer_families()) {
     r.add(layer_family_op(c.name, f), [c, f](const TorchArgs& a) {
-      at::NoGradGuard no_grad;
+      c10::NoGradGuard no_grad;
       const at::ScalarType t = compute_type(a);
       const int64_t B = int64_t(a.params.get("batch")), S = int64_t(a.params.get("seq")), T = B * S;
       struct State {
