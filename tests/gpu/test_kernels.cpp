@@ -6,6 +6,7 @@
 // with the reason, when there is no CUDA GPU or no CUDA LibTorch.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <string>
 
 #include "opbench/registry.hpp"
@@ -91,7 +92,11 @@ std::vector<OpCase> tf32_cases() {
 TEST_P(Tf32VsTorch, OddShapesAndUnalignedViews) { check_op(GetParam(), true); }
 
 std::string case_name(const testing::TestParamInfo<OpCase>& info) {
-  return info.param.op + "_" + dtype_name(info.param.dtype);
+  // gtest names take letters, digits and '_' only ("qwen2-0.5b.prefill" -> "qwen2_0_5b_prefill").
+  std::string name = info.param.op + "_" + dtype_name(info.param.dtype);
+  for (char& ch : name)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return name;
 }
 
 INSTANTIATE_TEST_SUITE_P(AllOps, KernelVsTorch, testing::ValuesIn(all_cases()), case_name);
