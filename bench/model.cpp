@@ -13,6 +13,7 @@
 // weights; see notes/model.md for the bounds and what they were measured against.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -40,10 +41,16 @@ double forward_flops(const ModelConfig& c, int64_t batch, int64_t seq_q, int64_t
 
 double weight_bytes(const ModelConfig& c) { return double(c.parameters()) * 2.0; }
 
-// Measured bounds, notes/model.md: what a 24-layer bf16 decoder's outputs are within of an fp32 run.
-Tolerance model_tolerance(ModelRun r) {
+// Bounds on the relative L2 error against LibTorch's decoder in fp32 on the same weights (the oracle; against
+// LibTorch in bf16 the gate allows twice). A bf16 rounding is a relative error of at most u = 2^-8, of standard
+// deviation about u / sqrt(3) = 0.0023 when rounding errors are uniform; a logit is the end of ~10 roundings
+// per layer over 24 layers, which add like a random walk: sqrt(240) x 0.0023 = 0.035. One layer's outputs:
+// sqrt(10) x 0.0023 = 0.007. The bounds are twice those (a training step's gradients, a second pass: a
+// little more), and the H100 measured well inside them (notes/model.md: prefill 0.018, decode 0.039,
+// train_step 0.029, one layer's families 0.005 at most).
+Tolerance model_tolerance(std::optional<ModelRun> run) {
   Tolerance t{0, 0};
-  t.rel_l2 = r == ModelRun::train_step ? 0.10 : 0.05;
+  t.rel_l2 = !run ? 0.02 : *run == ModelRun::train_step ? 0.10 : 0.08;
   return t;
 }
 
@@ -230,7 +237,7 @@ void add_layer_family(Registry& r, const ModelConfig& c, LayerFamily f) {
       default: return 0.0;
     }
   };
-  op.tolerance = [](const Shape&, DType) { return model_tolerance(ModelRun::prefill); };
+  op.tolerance = [](const Shape&, DType) { return model_tolerance(std::nullopt); };
   Impl impl;
   impl.kind = ImplKind::framework;
   impl.prepare = [c, f](const Bindings& b) {
