@@ -189,7 +189,12 @@ void add_attention_backward(Registry& r) {
   // (the harness doubles it against LibTorch, whose flash backward makes the same roundings).
   op.tolerance = [](const Shape&, DType t) { return Tolerance{0, 0, 4 * unit_roundoff(t)}; };
   op.shapes = attention_shapes;
-  op.test_shapes = attention_test_shapes;
+  // Not seq 1: there o = v whatever q and k, so dq and dk are identically zero and a relative norm against
+  // LibTorch's rounding noise means nothing; seq 2 is the shortest sequence with a softmax to differentiate.
+  op.test_shapes = [] {
+    return std::vector<Shape>{{1, 2, 1, 1, 64},   {2, 7, 3, 1, 64},   {1, 129, 6, 2, 128}, {3, 65, 2, 2, 64},
+                              {1, 1000, 14, 2, 64}, {2, 200, 4, 1, 128}, {1, 2, 6, 2, 128}};
+  };
   op.impls = {backward_impl()};
   r.add(std::move(op));
 }

@@ -32,6 +32,21 @@ std::size_t dq_accum_bytes(const AttentionShape& s) {
 std::size_t delta_bytes(const AttentionShape& s) {
   return align256(std::size_t(s.batch * s.heads_q * s.seq_q) * sizeof(float));
 }
+std::size_t dkv_accum_bytes(const AttentionShape& s) {
+  return align256(std::size_t(s.batch * s.seq_kv * s.heads_kv * s.head_dim) * sizeof(float));
+}
+
+// Query heads per CTA: the whole group (dK, dV summed in registers, written once) unless that leaves
+// fewer than two CTAs per SM (Qwen2's 7-head groups at batch 4, seq 512: 64 CTAs on 132 SMs); then the
+// group is split over CTAs (the fewest splits that fill the GPU), whose sums meet in fp32 atomics.
+int heads_per_cta(const AttentionShape& s) {
+  const int64_t group = s.heads_q / s.heads_kv;
+  const int64_t ctas = ceil_div(s.seq_kv, kBlockN) * s.heads_kv * s.batch;
+  const int64_t want = 2 * int64_t(sm_count());
+  for (int64_t split = 1; split <= group; ++split)
+    if (group % split == 0 && ctas * split >= want) return int(group / split);
+  return 1;
+}
 
 // D = rowsum(dO * O): one warp per (b, i, h) row of q's layout; element loads (any alignment).
 template <class T>
@@ -54,6 +69,7 @@ __global__ void attention_delta_kernel(const T* __restrict__ o, const T* __restr
   }
 }
 
+// fp32 accumulator -> dtype (dQ, and dK, dV when the group was split).
 template <class T>
 __global__ void attention_dq_kernel(const float* __restrict__ acc, T* __restrict__ dq, int64_t n) {
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
@@ -73,7 +89,9 @@ __global__ void __launch_bounds__(kThreads) attention_backward_kernel(const Args
 
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
   const int g = lane >> 2, t = lane & 3;
-  const int n0 = blockIdx.x * kBlockN, hk = blockIdx.y, b = blockIdx.z;
+  const int splits = p.group / p.heads_per_cta;
+  const int n0 = blockIdx.x * kBlockN, hk = blockIdx.y / splits, b = blockIdx.z;
+  const int h_first = hk * p.group + (blockIdx.y % splits) * p.heads_per_cta;
   const int64_t ldq = int64_t(p.heads_q) * D, ldk = int64_t(p.heads_kv) * D;
   const int64_t kv_off = (int64_t(b) * p.seq_kv + n0) * ldk + int64_t(hk) * D;
 
@@ -84,10 +102,10 @@ __global__ void __launch_bounds__(kThreads) attention_backward_kernel(const Args
   const int n_qb = (p.seq_q + kBlockM - 1) / kBlockM;
   const int qb_first = p.causal ? std::max(0, n0 - p.off) / kBlockM : 0;
   const int per_head = std::max(0, n_qb - qb_first);
-  const int steps = per_head * p.group;
+  const int steps = per_head * p.heads_per_cta;
 
   auto load_step = [&](int step, int buf) {
-    const int h = hk * p.group + step / per_head;
+    const int h = h_first + step / per_head;
     const int q0 = (qb_first + step % per_head) * kBlockM;
     const int64_t q_off = (int64_t(b) * p.seq_q + q0) * ldq + int64_t(h) * D;
     load_tile<T, D, kBlockM, VEC>(sQ + buf * kBlockM * D, static_cast<const T*>(p.q) + q_off, ldq, p.seq_q - q0, tid);
@@ -118,7 +136,7 @@ __global__ void __launch_bounds__(kThreads) attention_backward_kernel(const Args
     cp_async_commit();
     cp_async_wait<1>();
     __syncthreads();
-    const int h = hk * p.group + step / per_head;
+    const int h = h_first + step / per_head;
     const int q0 = (qb_first + step % per_head) * kBlockM;
     const T* q_s = sQ + buf * kBlockM * D;
     const T* do_s = sdO + buf * kBlockM * D;
@@ -244,11 +262,28 @@ __global__ void __launch_bounds__(kThreads) attention_backward_kernel(const Args
   cp_async_wait<0>();
   __syncthreads();
 
-  // dK (scaled) and dV, rounded into this warp's own rows of sK / sV, then stored.
+  // dK (scaled) and dV: this CTA's sums over its heads. Split group: added into the fp32 accumulators;
+  // else rounded into this warp's own rows of sK / sV, then stored.
 #pragma unroll
   for (int i = 0; i < D / 8; ++i)
 #pragma unroll
     for (int e = 0; e < 4; ++e) dk[i][e] *= p.scale;
+  if (p.dk_accum) {
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      const int key = key_a + r * 8;
+      if (key >= p.seq_kv) continue;
+      const int64_t off = (int64_t(b) * p.seq_kv + key) * ldk + int64_t(hk) * D + 2 * t;
+#pragma unroll
+      for (int dt = 0; dt < D / 8; ++dt) {
+        atomicAdd(p.dk_accum + off + dt * 8, dk[dt][2 * r]);
+        atomicAdd(p.dk_accum + off + dt * 8 + 1, dk[dt][2 * r + 1]);
+        atomicAdd(p.dv_accum + off + dt * 8, dv[dt][2 * r]);
+        atomicAdd(p.dv_accum + off + dt * 8 + 1, dv[dt][2 * r + 1]);
+      }
+    }
+    return;
+  }
   acc_to_smem<D, D / 8>(sK, warp * 16, dk, lane);
   acc_to_smem<D, D / 8>(sV, warp * 16, dv, lane);
   __syncwarp();
@@ -268,7 +303,8 @@ void launch_backward(const Args& a, int batch, cudaStream_t stream) {
     return true;
   }();
   (void)configured;
-  const dim3 grid(unsigned((a.seq_kv + kBlockN - 1) / kBlockN), unsigned(a.heads_kv), unsigned(batch));
+  const dim3 grid(unsigned((a.seq_kv + kBlockN - 1) / kBlockN), unsigned(a.heads_kv * (a.group / a.heads_per_cta)),
+                  unsigned(batch));
   kernel<<<grid, kThreads, kSmem, stream>>>(a);
   FW_CHECK_LAUNCH();
 }
@@ -278,7 +314,7 @@ void launch_backward(const Args& a, int batch, cudaStream_t stream) {
 
 std::size_t attention_backward_workspace_bytes(const AttentionShape& s) {
   attn::check_shape(s);
-  return attn::dq_accum_bytes(s) + attn::delta_bytes(s);
+  return attn::dq_accum_bytes(s) + attn::delta_bytes(s) + 2 * attn::dkv_accum_bytes(s);
 }
 
 void attention_backward(opbench::DType dt, const AttentionShape& s, const void* q, const void* k, const void* v,
@@ -302,7 +338,15 @@ void attention_backward(opbench::DType dt, const AttentionShape& s, const void* 
   a.dv = dv;
   a.lse_in = lse;
   a.dq_accum = static_cast<float*>(workspace);
-  a.delta = reinterpret_cast<float*>(static_cast<char*>(workspace) + attn::dq_accum_bytes(s));
+  char* ws = static_cast<char*>(workspace);
+  a.delta = reinterpret_cast<float*>(ws + attn::dq_accum_bytes(s));
+  a.heads_per_cta = attn::heads_per_cta(s);
+  const int64_t kv_elems = s.batch * s.seq_kv * s.heads_kv * s.head_dim;
+  if (a.heads_per_cta < a.group) {
+    a.dk_accum = reinterpret_cast<float*>(ws + attn::dq_accum_bytes(s) + attn::delta_bytes(s));
+    a.dv_accum = reinterpret_cast<float*>(reinterpret_cast<char*>(a.dk_accum) + attn::dkv_accum_bytes(s));
+    FW_CUDA_CHECK(cudaMemsetAsync(a.dk_accum, 0, 2 * attn::dkv_accum_bytes(s), stream));
+  }
   const bool vec = attn::aligned16(q) && attn::aligned16(k) && attn::aligned16(v) && attn::aligned16(d_o) &&
                    attn::aligned16(dk) && attn::aligned16(dv);
   const int batch = int(s.batch);
@@ -329,6 +373,13 @@ void attention_backward(opbench::DType dt, const AttentionShape& s, const void* 
       if (q_elems > 0) {
         const int64_t blocks = std::min<int64_t>(ceil_div(q_elems, 256), int64_t(sm_count()) * 16);
         attn::attention_dq_kernel<T><<<unsigned(blocks), 256, 0, stream>>>(a.dq_accum, static_cast<T*>(dq), q_elems);
+        FW_CHECK_LAUNCH();
+      }
+      if (a.dk_accum && kv_elems > 0) {
+        const int64_t blocks = std::min<int64_t>(ceil_div(kv_elems, 256), int64_t(sm_count()) * 16);
+        attn::attention_dq_kernel<T><<<unsigned(blocks), 256, 0, stream>>>(a.dk_accum, static_cast<T*>(dk), kv_elems);
+        FW_CHECK_LAUNCH();
+        attn::attention_dq_kernel<T><<<unsigned(blocks), 256, 0, stream>>>(a.dv_accum, static_cast<T*>(dv), kv_elems);
         FW_CHECK_LAUNCH();
       }
     }

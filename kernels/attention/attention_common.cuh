@@ -181,6 +181,8 @@ struct Args {
   float* lse_out;
   float* dq_accum;
   float* delta;
+  float *dk_accum, *dv_accum;  // backward with the group's heads split over CTAs: fp32 sums; else null
+  int heads_per_cta;           // backward: query heads of the group one CTA loops over
   int seq_q, seq_kv, heads_q, heads_kv, group;
   int off;            // seq_kv - seq_q: query i sees keys j <= i + off (causal)
   bool causal;

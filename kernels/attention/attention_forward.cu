@@ -229,7 +229,8 @@ void attention_forward(opbench::DType dt, const AttentionShape& s, const void* q
     using T = typename decltype(tag)::type;
     if constexpr (!std::is_same<T, float>::value) {
       if (s.head_dim == 64) {
-        vec ? attn::launch_forward<T, 64, true>(a, batch, stream) : attn::launch_forward<T, 64, false>(a, batch, stream);
+        vec ? attn::launch_forward<T, 64, true>(a, batch, stream)
+            : attn::launch_forward<T, 64, false>(a, batch, stream);
       } else {
         vec ? attn::launch_forward<T, 128, true>(a, batch, stream)
             : attn::launch_forward<T, 128, false>(a, batch, stream);

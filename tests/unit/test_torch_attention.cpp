@@ -33,7 +33,8 @@ std::vector<double> naive_attention(const std::vector<double>& q, const std::vec
         for (int64_t j = 0; j <= last && j < skv; ++j) {
           double dot = 0;
           for (int64_t c = 0; c < d; ++c)
-            dot += q[std::size_t(((bi * sq + i) * hq + h) * d + c)] * k[std::size_t(((bi * skv + j) * hkv + hk) * d + c)];
+            dot += q[std::size_t(((bi * sq + i) * hq + h) * d + c)] *
+                   k[std::size_t(((bi * skv + j) * hkv + hk) * d + c)];
           s.push_back(scale * dot);
           mx = std::max(mx, scale * dot);
         }
