@@ -113,6 +113,9 @@ struct OpDef {
   std::function<double(const Shape&, DType)> flops;
   // |framework - reference| <= atol + rtol * |reference|, elementwise, against LibTorch and the fp64 oracle.
   std::function<Tolerance(const Shape&, DType)> tolerance;
+  // An output whose error scales differently from the others (rms_norm_backward's dw, a sum over every row,
+  // beside its per-row dx) has its own bound: output index -> tolerance. Empty: `tolerance` for every output.
+  std::function<Tolerance(const Shape&, DType, std::size_t output)> output_tolerance;
   // fp32 under --tf32, for ops whose references then round inputs to TF32 (matmul); empty: unchanged.
   std::function<Tolerance(const Shape&)> tf32_tolerance;
   // Odd shapes the GPU tests check this op on (tails, single rows and columns, non-multiples of the

@@ -122,7 +122,10 @@ ProblemResult ProblemPipeline::run_stages(const Problem& p, int64_t misalign, Pi
   std::optional<Gate> gate;
   try {
     const std::string name = op.name;
-    gate.emplace(*setup, tol, [name](const Bindings& b, const std::vector<TensorView>& out) {
+    std::vector<Tolerance> tols(std::max<std::size_t>(1, setup->io().outputs.size()), tol);
+    if (op.output_tolerance && !(cfg_.settings.tf32 && p.dtype == DType::f32 && op.tf32_tolerance))
+      for (std::size_t j = 0; j < tols.size(); ++j) tols[j] = op.output_tolerance(p.shape, p.dtype, j);
+    gate.emplace(*setup, std::move(tols), [name](const Bindings& b, const std::vector<TensorView>& out) {
       reference::run_oracle(name, b, out);
     }, stream_);
   } catch (const std::exception& e) {

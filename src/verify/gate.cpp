@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <stdexcept>
+
 #include "src/core/cuda_check.hpp"
 #include "src/verify/device_ops.hpp"
 
@@ -24,8 +27,9 @@ std::string norm_mismatch(std::size_t j, const char* who, const char* against, c
 
 }  // namespace
 
-Gate::Gate(ProblemSetup& setup, Tolerance tol, const Oracle& oracle, cudaStream_t s)
-    : setup_(setup), tol_(tol), stream_(s) {
+Gate::Gate(ProblemSetup& setup, std::vector<Tolerance> tols, const Oracle& oracle, cudaStream_t s)
+    : setup_(setup), tols_(std::move(tols)), stream_(s) {
+  if (tols_.empty()) throw std::invalid_argument("Gate: one tolerance per output, at least one");
   exact_ = setup_.make_outputs(DType::f64);
   for (const TensorView& o : exact_) poison(o, s);
   OPBENCH_CUDA_CHECK(cudaStreamSynchronize(s));
@@ -43,17 +47,18 @@ Verification Gate::check(ImplKind k, const Prepared& impl, const std::vector<Ten
 
   Verification v;
   v.checked = true;
-  v.tolerance = tol_;
+  v.tolerance = tols_.front();
   const char* who = impl_name(k);
   for (std::size_t j = 0; j < outs.size(); ++j) {
-    const Comparison vs_oracle = compare(outs[j], exact_[j], tol_, stream_);
+    const Tolerance& tol = tols_[std::min(j, tols_.size() - 1)];
+    const Comparison vs_oracle = compare(outs[j], exact_[j], tol, stream_);
     v.oracle_max_abs_err = std::max(v.oracle_max_abs_err, vs_oracle.max_abs_err);
     v.oracle_max_rel_err = std::max(v.oracle_max_rel_err, vs_oracle.max_rel_err);
     v.oracle_rel_l2_err = std::max(v.oracle_rel_l2_err, vs_oracle.rel_l2_err);
-    int64_t bad = violations(vs_oracle, tol_);
+    int64_t bad = violations(vs_oracle, tol);
     if (v.first_mismatch.empty() && bad)
-      v.first_mismatch = tol_.by_norm()
-                             ? norm_mismatch(j, who, "the oracle", vs_oracle, tol_)
+      v.first_mismatch = tol.by_norm()
+                             ? norm_mismatch(j, who, "the oracle", vs_oracle, tol)
                              : fmt::format("output {} element {}: {} {:.7g}, fp64 oracle {:.7g}", j,
                                            vs_oracle.first_violation, who, vs_oracle.got, vs_oracle.expected);
     if (against_torch) {
@@ -61,7 +66,7 @@ Verification Gate::check(ImplKind k, const Prepared& impl, const std::vector<Ten
       // to twice that apart: the comparison between them allows 2 x tol. (layer_norm on 100003x3 fp32:
       // framework 8.4e-6 and LibTorch 1.1e-5 from the fp64 oracle, both within atol 1e-5 + rtol 1e-5,
       // on opposite sides: 1.5e-5 apart.) The oracle comparison above is the binding one.
-      const Tolerance twice{2 * tol_.atol, 2 * tol_.rtol, 2 * tol_.rel_l2};
+      const Tolerance twice{2 * tol.atol, 2 * tol.rtol, 2 * tol.rel_l2};
       const Comparison vs_torch = compare(outs[j], (*against_torch)[j], twice, stream_);
       v.max_abs_err = std::max(v.max_abs_err, vs_torch.max_abs_err);
       v.max_rel_err = std::max(v.max_rel_err, vs_torch.max_rel_err);

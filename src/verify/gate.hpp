@@ -21,18 +21,19 @@ using Oracle = std::function<void(const Bindings& inputs, const std::vector<Tens
 
 class Gate {
  public:
-  // Computes the oracle's results once. Throws on a CUDA error or a failing oracle.
-  Gate(ProblemSetup& setup, Tolerance tol, const Oracle& oracle, cudaStream_t s);
+  // Computes the oracle's results once. `tols`: one bound per output (OpDef::tolerance, or
+  // OpDef::output_tolerance where an output has its own). Throws on a CUDA error or a failing oracle.
+  Gate(ProblemSetup& setup, std::vector<Tolerance> tols, const Oracle& oracle, cudaStream_t s);
 
   // Runs `impl` once (outputs poisoned first) and compares. `against_torch`: LibTorch's outputs to
   // compare with as well (the framework's check). Throws on a CUDA error (the caller reports failed).
   Verification check(ImplKind k, const Prepared& impl, const std::vector<TensorView>* against_torch = nullptr);
 
-  const Tolerance& tolerance() const { return tol_; }
+  const Tolerance& tolerance() const { return tols_.front(); }
 
  private:
   ProblemSetup& setup_;
-  Tolerance tol_;
+  std::vector<Tolerance> tols_;
   cudaStream_t stream_;
   std::vector<TensorView> exact_;
 };
