@@ -42,7 +42,8 @@ struct FastDivmod {
   }
 };
 
-// fp32 packets per thread a functor asks for (F::kPackets), 2 when it says nothing (pick_unroll).
+// Packets per thread a functor asks for above the small sizes (F::kPackets for fp32, F::kPackets16 for the
+// 16-bit types), 2 and 1 when it says nothing (pick_unroll).
 template <class F, class = void>
 struct packets_of {
   static constexpr int value = 2;
@@ -50,6 +51,14 @@ struct packets_of {
 template <class F>
 struct packets_of<F, std::void_t<decltype(F::kPackets)>> {
   static constexpr int value = F::kPackets;
+};
+template <class F, class = void>
+struct packets16_of {
+  static constexpr int value = 1;
+};
+template <class F>
+struct packets16_of<F, std::void_t<decltype(F::kPackets16)>> {
+  static constexpr int value = F::kPackets16;
 };
 
 // --- operand accessors: load V elements starting at output element e ------------------------------
@@ -126,6 +135,7 @@ struct ColBroadcast {  // b[e / cols]
 template <class F, class A>
 struct UnaryMap {
   static constexpr int kPackets = packets_of<F>::value;
+  static constexpr int kPackets16 = packets16_of<F>::value;
   F f;
   A a;
   struct Regs {
@@ -139,6 +149,7 @@ struct UnaryMap {
 template <class F, class A, class B>
 struct BinaryMap {
   static constexpr int kPackets = packets_of<F>::value;
+  static constexpr int kPackets16 = packets16_of<F>::value;
   F f;
   A a;
   B b;
@@ -193,22 +204,23 @@ inline int64_t misalignment(const void* p) { return int64_t(reinterpret_cast<uin
 // +7%), except ops whose functor asks for more (F::kPackets: IEEE division, whose slow path needs the
 // independent work of 4 packets: 10% faster than with 2), and 16-bit types one (8 elements: log
 // 0.76x -> 0.97x, gelu_tanh 0.79x -> 0.98x against 4).
-inline int pick_unroll(int64_t nvec, int elem_bytes, int fp32_packets) {
+inline int pick_unroll(int64_t nvec, int elem_bytes, int fp32_packets, int half_packets) {
   if (ceil_div(nvec, kThreads) < 16 * int64_t(sm_count())) return 1;
-  return elem_bytes >= 4 ? fp32_packets : 1;
+  return elem_bytes >= 4 ? fp32_packets : half_packets;
 }
 
 template <class T, int V, class Map>
 void launch_unrolled(const Map& m, T* y, int64_t n, int64_t head, int64_t nvec, cudaStream_t s) {
-  const int u = pick_unroll(nvec, int(sizeof(T)), Map::kPackets);
+  // One packet, or the map's own count for this element size: only those two unrolls are compiled.
+  constexpr int P = sizeof(T) >= 4 ? Map::kPackets : Map::kPackets16;
+  const int u = pick_unroll(nvec, int(sizeof(T)), Map::kPackets, Map::kPackets16);
   auto go = [&](auto uc) {
     constexpr int U = decltype(uc)::value;
     const int64_t blocks = std::max<int64_t>(1, ceil_div(nvec, kThreads * U));
     map_kernel<T, V, U><<<unsigned(blocks), kThreads, 0, s>>>(m, y, n, head, nvec);
   };
-  if constexpr (sizeof(T) >= 4) {  // 16-bit types always take one packet: no other unroll is compiled
-    if (u == 4) return go(std::integral_constant<int, 4>{});
-    if (u == 2) return go(std::integral_constant<int, 2>{});
+  if constexpr (P != 1) {
+    if (u == P) return go(std::integral_constant<int, P>{});
   }
   go(std::integral_constant<int, 1>{});
 }
