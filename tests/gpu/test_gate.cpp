@@ -172,3 +172,29 @@ TEST_F(GateCatches, AnIncorrectReferenceIsReportedAsTheReferences) {
 }
 
 }  // namespace
+
+// A bound on the norm (Tolerance::rel_l2, the model ops'): the whole output's relative L2 error decides, not
+// one element. One element off by 0.5 in 1023 x 1025 (relative L2 ~6e-4) passes a 1% bound that an
+// elementwise tolerance would fail; the same element set to 1e3 in a 1 x 4 output fails it; a NaN fails it.
+TEST_F(GateCatches, AnOutputBeyondItsNormBound) {
+  auto by_norm = [](OpDef op) {
+    op.tolerance = [](const Shape&, DType) {
+      Tolerance t{0, 0};
+      t.rel_l2 = 0.01;
+      return t;
+    };
+    return op;
+  };
+  auto add_to_first = [](float delta) {
+    return [delta](const Bindings& b, cudaStream_t s) {
+      float host = 0;
+      OPBENCH_CUDA_CHECK(cudaMemcpyAsync(&host, b.out[0].data, sizeof host, cudaMemcpyDeviceToHost, s));
+      OPBENCH_CUDA_CHECK(cudaStreamSynchronize(s));
+      set_f32(0, host + delta)(b, s);
+    };
+  };
+  const ImplResult small_change = framework_row(by_norm(faulty("add", add_to_first(0.5f))), {1023, 1025});
+  EXPECT_EQ(small_change.status, Status::ok) << small_change.message;
+  expect_caught(by_norm(faulty("add", set_f32(0, 1e3f))), {1, 4});
+  expect_caught(by_norm(faulty("add", set_f32(5, std::numeric_limits<float>::quiet_NaN()))), {1023, 1025});
+}

@@ -59,7 +59,9 @@ TEST(Registry, CategoryAliases) {
   EXPECT_TRUE(parse_category(reg, "broadcast")->categories.empty());
   EXPECT_EQ(parse_category(reg, "decoder")->categories, std::vector<Category>{Category{"transformer"}});
   EXPECT_EQ(parse_category(reg, "sweep")->tag, "sweep");
+  // "all" is every category but the model benchmark (CategoryDef::in_all), which runs only when asked.
   EXPECT_EQ(parse_category(reg, "all")->categories.size(), 8u);
+  EXPECT_EQ(parse_category(reg, "model")->categories, std::vector<Category>{Category{"model"}});
   EXPECT_FALSE(parse_category(reg, "nope").has_value());
 }
 
@@ -69,7 +71,7 @@ TEST(Registry, CategoriesComeFromRegistration) {
   std::vector<std::string> names;
   for (const Category& c : cats) names.push_back(c.name());
   EXPECT_EQ(names, (std::vector<std::string>{"element", "activation", "reduction", "norm", "loss", "matmul", "layout",
-                                             "transformer"}));
+                                             "transformer", "model"}));
   const std::vector<std::string> words = category_words(global_registry());
   for (const char* w : {"all", "matrix", "shape", "tensor", "memory", "normalization", "activations", "broadcast",
                         "decoder", "sweep"})
