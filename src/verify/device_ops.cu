@@ -82,12 +82,13 @@ struct CompareAcc {
   unsigned long long violations;
   unsigned long long first;         // first violating index (atomicMin)
   double sq_err, sq_ref;
+  unsigned long long nonfinite;     // NaN on either side, or unequal infinities (not in the sums)
 };
 
 __global__ void compare_kernel(const void* a, DType ta, const void* b, DType tb, int64_t n, double atol,
                                double rtol, CompareAcc* acc) {
   double local_abs = 0, local_rel = 0, sq_err = 0, sq_ref = 0;
-  unsigned long long viol = 0, first = ~0ull;
+  unsigned long long viol = 0, first = ~0ull, nonfinite = 0;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
     double x, y;
     if (ta == DType::i64 && tb == DType::i64) {
@@ -105,12 +106,14 @@ __global__ void compare_kernel(const void* a, DType ta, const void* b, DType tb,
       // expectation either (inputs are chosen so that every op is finite; a NaN there is a broken reference).
       if (isnan(x) || isnan(y)) {
         ++viol;
+        ++nonfinite;
         first = min(first, (unsigned long long)i);
         continue;
       }
       if (isinf(x) || isinf(y)) {
         if (x != y) {
           ++viol;
+          ++nonfinite;
           first = min(first, (unsigned long long)i);
         }
         continue;
@@ -129,6 +132,7 @@ __global__ void compare_kernel(const void* a, DType ta, const void* b, DType tb,
   atomicMax(&acc->max_abs_bits, (unsigned long long)__double_as_longlong(local_abs));
   atomicMax(&acc->max_rel_bits, (unsigned long long)__double_as_longlong(local_rel));
   if (viol) atomicAdd(&acc->violations, viol);
+  if (nonfinite) atomicAdd(&acc->nonfinite, nonfinite);
   if (first != ~0ull) atomicMin(&acc->first, first);
   atomicAdd(&acc->sq_err, sq_err);
   atomicAdd(&acc->sq_ref, sq_ref);
@@ -169,7 +173,7 @@ Comparison compare(const TensorView& got, const TensorView& expected, Tolerance 
     throw std::logic_error("compare: " + std::to_string(n) + " elements against " +
                            std::to_string(expected.numel()));
   DeviceBuffer acc_buf(sizeof(CompareAcc));
-  CompareAcc init{0, 0, 0, ~0ull, 0, 0};
+  CompareAcc init{0, 0, 0, ~0ull, 0, 0, 0};
   auto* acc = static_cast<CompareAcc*>(acc_buf.get());
   OPBENCH_CUDA_CHECK(cudaMemcpyAsync(acc, &init, sizeof init, cudaMemcpyHostToDevice, s));
   if (n > 0) {
@@ -186,6 +190,7 @@ Comparison compare(const TensorView& got, const TensorView& expected, Tolerance 
   std::memcpy(&c.max_rel_err, &h.max_rel_bits, sizeof(double));
   c.rel_l2_err = h.sq_ref > 0 ? std::sqrt(h.sq_err / h.sq_ref) : std::sqrt(h.sq_err);
   c.violations = int64_t(h.violations);
+  c.nonfinite = int64_t(h.nonfinite);
   if (h.violations) {
     c.first_violation = int64_t(h.first);
     DeviceBuffer pair(2 * sizeof(double));

@@ -23,6 +23,7 @@ struct Comparison {
   double max_rel_err = 0;    // |a - b| / |b| over elements with b != 0
   double rel_l2_err = 0;     // ||a - b|| / ||b||
   int64_t violations = 0;    // |a - b| > atol + rtol |b|, a NaN on either side, or unequal infinities
+  int64_t nonfinite = 0;     // of those, the NaNs and unequal infinities (the norms leave them out)
   int64_t first_violation = -1;
   double got = 0, expected = 0;  // at first_violation
 };
