@@ -126,14 +126,16 @@ void add_rms_norm_backward(Registry& r) {
   //  Each addition rounds at the scale of its partial sum (~0.5 sqrt(k) after k random-signed terms) and the
   //  R rounding errors add in quadrature: ~2^-24 * 0.5 * R; atol 2^-24 * R (twice that). In fp16/bf16 an
   //  implementation may also round each term's x r to the dtype first (the normalized input a composite's
-  //  forward saves; LibTorch 2.11's bf16 dw at 512x512x512 was beyond the fp32-only bound on 168 of 512
-  //  columns, H100, commit 199bdd5): a relative error of u/2
-  //  per term, uniform (standard deviation u/2/sqrt(3)), random across terms, so the sum's error has standard
-  //  deviation sqrt(R) 0.58 u / (2 sqrt(3)) = 0.17 u sqrt(R); the bound is four of those: 0.67 u sqrt(R).
+  //  forward saves) and the product dy x r too: up to two relative errors of u/2 per term, uniform (standard
+  //  deviation u/2/sqrt(3) each), random across terms, so the sum's error has standard deviation up to
+  //  sqrt(2 R) 0.58 u / (2 sqrt(3)) = 0.24 u sqrt(R). Over hundreds of columns a 4-sigma bound is crossed by
+  //  chance: the bound is five of those, 1.2 u sqrt(R). (H100, commit e95a8bd: LibTorch 2.11's bf16 dw at
+  //  512x512x512 was off by 2.68 at one column of 512 (-282 against -284.68; its output rounding alone is
+  //  up to 1.1 there), beyond the 4-sigma one-rounding bound of 2.46 this replaces.)
   op.output_tolerance = [](const Shape& s, DType t, std::size_t output) {
     if (output == 0) return t == DType::f32 ? Tolerance{1e-5, 1e-5} : Tolerance{1e-5, unit_roundoff(t)};
     const double rows = double(as_rows(s).rows);
-    const double atol = 1e-5 + 0x1p-24 * rows + (t == DType::f32 ? 0.0 : 0.67 * unit_roundoff(t) * std::sqrt(rows));
+    const double atol = 1e-5 + 0x1p-24 * rows + (t == DType::f32 ? 0.0 : 1.2 * unit_roundoff(t) * std::sqrt(rows));
     return t == DType::f32 ? Tolerance{atol, 1e-5} : Tolerance{atol, unit_roundoff(t)};
   };
   op.shapes = [](SizeClass c) { return rowwise_shapes(c, transformer_shapes()); };

@@ -57,11 +57,13 @@ Verification Gate::check(ImplKind k, const Prepared& impl, const std::vector<Ten
     v.oracle_max_rel_err = std::max(v.oracle_max_rel_err, vs_oracle.max_rel_err);
     v.oracle_rel_l2_err = std::max(v.oracle_rel_l2_err, vs_oracle.rel_l2_err);
     int64_t bad = violations(vs_oracle, tol);
-    if (v.first_mismatch.empty() && bad)
+    if (v.first_mismatch.empty() && bad) {
+      v.tolerance = tol;  // the bound the reported output missed (outputs may have their own)
       v.first_mismatch = tol.by_norm() && vs_oracle.nonfinite == 0
                              ? norm_mismatch(j, who, "the oracle", vs_oracle, tol)
                              : fmt::format("output {} element {}: {} {:.7g}, fp64 oracle {:.7g}", j,
                                            vs_oracle.first_violation, who, vs_oracle.got, vs_oracle.expected);
+    }
     if (against_torch) {
       // LibTorch passed the oracle, so each side is within `tol` of the exact value and they may be up
       // to twice that apart: the comparison between them allows 2 x tol. (layer_norm on 100003x3 fp32:
@@ -74,11 +76,13 @@ Verification Gate::check(ImplKind k, const Prepared& impl, const std::vector<Ten
       v.rel_l2_err = std::max(v.rel_l2_err, vs_torch.rel_l2_err);
       const int64_t bad_torch = violations(vs_torch, twice);
       bad = std::max(bad, bad_torch);
-      if (v.first_mismatch.empty() && bad_torch)
+      if (v.first_mismatch.empty() && bad_torch) {
+        v.tolerance = tol;
         v.first_mismatch = twice.by_norm() && vs_torch.nonfinite == 0
                                ? norm_mismatch(j, who, "LibTorch", vs_torch, twice)
                                : fmt::format("output {} element {}: {} {:.7g}, LibTorch {:.7g}", j,
                                              vs_torch.first_violation, who, vs_torch.got, vs_torch.expected);
+      }
     }
     v.mismatches += bad;
   }
