@@ -26,6 +26,17 @@ std::vector<int64_t> tokens_for(SizeClass c) {
 }
 }  // namespace
 
+OpIO rope_io(const std::string& op, const Shape& s, DType t) {
+  if (s.size() != 3 || s[2] % 2 != 0)
+    throw std::invalid_argument(op + " takes [tokens, heads, head_dim] with an even head_dim");
+  OpIO io;
+  io.inputs = {{s, t, Init::uniform(-2.0, 2.0)}};
+  io.outputs = {{s, t}};
+  io.params.set("seq_len", 2048);
+  io.params.set("theta", 1e6);
+  return io;
+}
+
 std::vector<Shape> rope_shapes(SizeClass c) {
   std::vector<Shape> v;
   for (int64_t tokens : tokens_for(c)) {
@@ -47,22 +58,12 @@ std::vector<Shape> silu_gate_shapes(SizeClass c) {
 
 namespace {
 
-
 // rope: x [tokens, heads, head_dim] -> y, positions r % seq_len (seq_len 2048, as a 2048-token context),
 // theta 1e6 (Qwen2).
 void add_rope(Registry& r) {
   OpDef op = make_op("rope", kTransformer,
                      "rotary embedding (rotate_half), [tokens, heads, head_dim], theta 1e6, positions r % 2048");
-  op.io = [](const Shape& s, DType t) {
-    if (s.size() != 3 || s[2] % 2 != 0)
-      throw std::invalid_argument("rope takes [tokens, heads, head_dim] with an even head_dim");
-    OpIO io;
-    io.inputs = {{s, t, Init::uniform(-2.0, 2.0)}};
-    io.outputs = {{s, t}};
-    io.params.set("seq_len", 2048);
-    io.params.set("theta", 1e6);
-    return io;
-  };
+  op.io = [](const Shape& s, DType t) { return rope_io("rope", s, t); };
   op.bytes = [](const Shape& s, DType t) { return 2.0 * double(numel(s)) * dtype_size(t); };
   // Per pair: 2 mul + 2 fma for the rotation (the angle and its sincos are not counted): 4 per pair.
   op.flops = [](const Shape& s, DType) { return 2.0 * double(numel(s)); };

@@ -18,21 +18,11 @@ namespace opbench::bench {
 
 namespace {
 
-
 // rope_backward: dy [tokens, heads, head_dim] -> dx, the forward's positions and theta.
 void add_rope_backward(Registry& r) {
   OpDef op = make_op("rope_backward", kTransformer,
                      "rotary embedding backward (transposed rotation), [tokens, heads, head_dim], theta 1e6");
-  op.io = [](const Shape& s, DType t) {
-    if (s.size() != 3 || s[2] % 2 != 0)
-      throw std::invalid_argument("rope_backward takes [tokens, heads, head_dim] with an even head_dim");
-    OpIO io;
-    io.inputs = {{s, t, Init::uniform(-2.0, 2.0)}};
-    io.outputs = {{s, t}};
-    io.params.set("seq_len", 2048);
-    io.params.set("theta", 1e6);
-    return io;
-  };
+  op.io = [](const Shape& s, DType t) { return rope_io("rope_backward", s, t); };
   op.bytes = [](const Shape& s, DType t) { return 2.0 * double(numel(s)) * dtype_size(t); };
   op.flops = [](const Shape& s, DType) { return 2.0 * double(numel(s)); };  // 2 mul + 2 fma per pair
   // As the forward's: each output is dy0 cos + dy1 sin with |dy| <= 2. LibTorch (autograd of HF's

@@ -7,6 +7,7 @@
 #include <tuple>
 #include <utility>
 
+#include "tests/unit/markdown_tables.hpp"
 #include "reports/json_writer.hpp"
 #include "reports/markdown.hpp"
 #include "reports/model_section.hpp"
@@ -344,19 +345,7 @@ TEST(ModelSection, TablesStayValidInTheWholeReport) {
   EXPECT_EQ(md.find("## Model benchmark", model + 1), std::string::npos);
   EXPECT_LT(md.find("## Category breakdown"), model);
   EXPECT_LT(model, md.find("## Size-class breakdown"));
-  std::istringstream lines(md);
-  std::string line;
-  int expected = -1;
-  while (std::getline(lines, line)) {
-    if (line.empty() || line[0] != '|') {
-      expected = -1;
-      continue;
-    }
-    int bars = 0;
-    for (std::size_t i = 0; i < line.size(); ++i) bars += line[i] == '|' && (i == 0 || line[i - 1] != '\\');
-    if (expected < 0) expected = bars;
-    EXPECT_EQ(bars, expected) << line;
-  }
+  opbench::testing_md::expect_tables_valid(md);
 }
 
 TEST(ModelJson, ContextModelRoundTrip) {
