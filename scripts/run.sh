@@ -24,7 +24,7 @@ while [ $# -gt 0 ]; do
 done
 has() { local a; for a in "${args[@]}"; do case "$a" in "$1"|"$1"=*) return 0 ;; esac; done; return 1; }
 defaults=()
-has --category || has -c || has --op || has -o || defaults+=(--category all)
+has --category || has -c || has --op || has -o || has --sweep || defaults+=(--category all)
 # shellcheck disable=SC2054  # fp32,bf16 is one argument
 has --dtype || has -d || defaults+=(--dtype fp32,bf16)
 has --output-dir || defaults+=(--output-dir "$OPBENCH_ROOT/docs/benchmark")
