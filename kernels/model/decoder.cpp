@@ -266,11 +266,11 @@ std::vector<NamedTensor> named_tensors(const ModelConfig& c, const Weights& w) {
     const LayerWeights& l = w.layers[i];
     const std::string p = "layers." + std::to_string(i) + ".";
     v.push_back({p + "wq", l.wq, {Q, H}});
-    if (l.bq) v.push_back({p + "bq", l.bq, {Q}});
+    if (c.qkv_bias) v.push_back({p + "bq", l.bq, {Q}});
     v.push_back({p + "wk", l.wk, {KV, H}});
-    if (l.bk) v.push_back({p + "bk", l.bk, {KV}});
+    if (c.qkv_bias) v.push_back({p + "bk", l.bk, {KV}});
     v.push_back({p + "wv", l.wv, {KV, H}});
-    if (l.bv) v.push_back({p + "bv", l.bv, {KV}});
+    if (c.qkv_bias) v.push_back({p + "bv", l.bv, {KV}});
     v.push_back({p + "wo", l.wo, {H, Q}});
     v.push_back({p + "w_gate_up", l.w_gate_up, {2 * I, H}});
     v.push_back({p + "w_down", l.w_down, {H, I}});
