@@ -26,6 +26,7 @@
 
 #include "kernels/model/decoder.hpp"
 #include "src/reference/torch_ops.hpp"
+#include "src/reference/torch_rope.hpp"
 
 #if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 5)
 #define OPBENCH_HAVE_SDPA_GQA 1
@@ -107,27 +108,15 @@ at::Tensor rms(const at::Tensor& x, const at::Tensor& w, double eps) {
 #endif
 }
 
-// cos and sin [n, head_dim] of positions pos0 .. pos0 + n - 1 (HF: fp32 angles, then cast to the dtype).
-struct PositionTables {
-  at::Tensor cos, sin;
-};
-PositionTables position_tables(const ModelConfig& c, int64_t pos0, int64_t n, at::ScalarType t) {
-  const auto opts = at::TensorOptions().device(at::kCUDA);
-  const int64_t half = c.head_dim / 2;
-  const at::Tensor i = at::arange(0, half, opts.dtype(at::kDouble));
-  const at::Tensor inv_freq = at::exp2(-(2.0 / double(c.head_dim)) * std::log2(c.rope_theta) * i).to(at::kFloat);
-  const at::Tensor pos = at::arange(pos0, pos0 + n, opts.dtype(at::kLong)).to(at::kFloat);
-  const at::Tensor ang = at::outer(pos, inv_freq);
-  const at::Tensor emb = at::cat({ang, ang}, -1);
-  return {at::cos(emb).to(t), at::sin(emb).to(t)};
+// cos and sin [n, head_dim] of positions pos0 .. pos0 + n - 1, made once per forward as HF's rotary_emb.
+CosSin position_tables(const ModelConfig& c, int64_t pos0, int64_t n, at::ScalarType t) {
+  const at::Tensor pos = at::arange(pos0, pos0 + n, at::TensorOptions().device(at::kCUDA).dtype(at::kLong));
+  return rope_cos_sin(pos.to(at::kFloat), c.head_dim, c.rope_theta, t);
 }
 
 // x [B, S, heads, d] with tables [S, d].
-at::Tensor apply_rope(const at::Tensor& x, const PositionTables& r) {
-  const int64_t half = x.size(-1) / 2;
-  const at::Tensor cos = r.cos.unsqueeze(0).unsqueeze(2), sin = r.sin.unsqueeze(0).unsqueeze(2);
-  const at::Tensor rotated = at::cat({-x.narrow(-1, half, half), x.narrow(-1, 0, half)}, -1);
-  return x * cos + rotated * sin;
+at::Tensor apply_rope(const at::Tensor& x, const CosSin& r) {
+  return x * r.cos.unsqueeze(0).unsqueeze(2) + rotate_half(x) * r.sin.unsqueeze(0).unsqueeze(2);
 }
 
 // q [B, Sq, hq, d], k and v [B, Skv, hkv, d] -> [B, Sq, hq, d].
@@ -168,7 +157,7 @@ struct DecodeCache {
 
 // One layer's forward, x [T, H] -> b.y; only the steps of `only` when given (on the tensors a full pass left).
 void layer_forward(const ModelConfig& c, const TLayer& w, const at::Tensor& x, TBufs& b, int64_t B, int64_t S,
-                   const PositionTables& rt, const DecodeCache* kv, const std::optional<LayerFamily>& only) {
+                   const CosSin& rt, const DecodeCache* kv, const std::optional<LayerFamily>& only) {
   const int64_t I = c.intermediate, Sq = kv ? 1 : S, T = B * Sq;
   auto in = [&](LayerFamily f) { return !only || *only == f; };
   if (in(LayerFamily::norms)) b.h = rms(x, w.ln1, c.rms_eps);
@@ -203,7 +192,7 @@ void layer_forward(const ModelConfig& c, const TLayer& w, const at::Tensor& x, T
 // tokens [B, S] -> logits [B * S, vocab], building the autograd graph when the model's weights require grad.
 at::Tensor forward(const ModelConfig& c, const TModel& m, const at::Tensor& tokens, int64_t B, int64_t S,
                    at::ScalarType t) {
-  const PositionTables rt = position_tables(c, 0, S, t);
+  const CosSin rt = position_tables(c, 0, S, t);
   at::Tensor x = at::embedding(m.embed, tokens.reshape({-1}));
   TBufs b;
   for (const TLayer& l : m.layers) {
@@ -246,7 +235,7 @@ void add_model_refs(TorchRegistry& r, const ModelConfig& c) {
     // GPU tests shift every operand by one element: a misaligned read, compute-sanitizer in
     // flash_fwd_kernel): such a view is copied first, as no real cache is ever placed off 16 bytes.
     if (reinterpret_cast<std::uintptr_t>(cache.data_ptr()) % 16 != 0) cache = cache.clone();
-    const PositionTables rt = position_tables(c, S, 1, t);
+    const CosSin rt = position_tables(c, S, 1, t);
     at::Tensor x = at::embedding(m.embed, tokens);
     TBufs b;
     for (int64_t l = 0; l < c.layers; ++l) {
@@ -264,7 +253,7 @@ void add_model_refs(TorchRegistry& r, const ModelConfig& c) {
       const int64_t B = int64_t(a.params.get("batch")), S = int64_t(a.params.get("seq")), T = B * S;
       struct State {
         at::Tensor x;
-        PositionTables rt;
+        CosSin rt;
         TBufs b;
       };
       if (!a.state) {

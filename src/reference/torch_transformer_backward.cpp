@@ -52,11 +52,9 @@ static void register_torch_transformer_backward(TorchRegistry& r) {
       // The forward's input is not the harness's (only dy is): any x of the same shape and dtype gives the
       // same graph, as the backward of a rotation does not depend on x.
       const at::Tensor x = leaf(at::zeros_like(dy));
-      const int64_t half = dy.size(2) / 2;
       const RopeTables& t =
           rope_tables(dy, int64_t(a.params.get("seq_len", 2048)), a.params.get("theta", 1e6));
-      const at::Tensor rotated = at::cat({-x.narrow(-1, half, half), x.narrow(-1, 0, half)}, -1);
-      return Graph{{x}, x * t.cos + rotated * t.sin};
+      return Graph{{x}, x * t.cos + rotate_half(x) * t.sin};
     }, dy);
   });
   r.add("silu_gate_backward", [](const TorchArgs& a) {
