@@ -81,6 +81,9 @@ RunResults from_json(const json& j) {
   out.context.outlier_filter = c.at("outlier_filter");
   out.context.l2_flush = c.at("l2_flush"), out.context.stopping = c.at("stopping");
   out.context.repetitions = c.at("repetitions");
+  // The device timer (absent from reports that predate it: they were timed by CUDA events).
+  out.context.device_timer = c.value("device_timer", std::string("events"));
+  out.context.device_timer_text = c.value("device_timer_text", std::string());
   // Runs over several GPUs and nodes (src/dist); absent from one-GPU reports.
   if (c.contains("gpus"))
     for (const json& g : c.at("gpus")) out.context.gpus.push_back(fleet_gpu_from(g));

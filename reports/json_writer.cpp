@@ -274,6 +274,8 @@ json to_json(const Report& report) {
             {"git_commit", c.git_commit},
             {"timestamp", c.timestamp},
             {"timing_mode", c.timing_mode},
+            {"device_timer", c.device_timer},
+            {"device_timer_text", c.device_timer_text},
             {"l2_mode", c.l2_mode},
             {"l2_flush", c.l2_flush},
             {"stopping", c.stopping},

@@ -52,8 +52,8 @@ bool LiveReporter::ReportContext(const Context&) {
                       d.measured_read_gbps > 0 ? fmt_gbps(d.measured_read_gbps) : kNone)
        << fmt::format("Software: driver {}, runtime {}, cuBLAS {}, cuDNN {}, LibTorch {}\n", d.driver_version,
                       d.runtime_version, d.cublas_version, d.cudnn_version, d.torch_version)
-       << fmt::format("Timing:   {}, L2 {}, TF32 {}, outlier filter {}\n\n", c.timing_mode, c.l2_mode, onoff(c.tf32),
-                      onoff(c.outlier_filter));
+       << fmt::format("Timing:   {} ({} timer), L2 {}, TF32 {}, outlier filter {}\n\n", c.timing_mode, c.device_timer,
+                      c.l2_mode, onoff(c.tf32), onoff(c.outlier_filter));
   // Problems the runner listed up front set the op column; later, longer names just push the line.
   for (const auto& p : results_.problems) op_width_ = std::max(op_width_, std::min<std::size_t>(p.op.size(), 32));
   print_header();

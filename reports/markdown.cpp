@@ -16,10 +16,17 @@ namespace {
 constexpr std::size_t kMaxItems = 25;
 
 std::string timing_text(const std::string& mode) {
-  if (mode == "pure") return "pure: device time between CUDA events";
+  if (mode == "pure") return "pure: device time of one launch";
+  if (mode == "graph") return "graph: time per launch of N launches replayed from a CUDA graph";
   if (mode == "real") return "real: host wall clock per call, launch + synchronize";
-  if (mode == "both") return "both: pure (CUDA events, the headline) and real (host wall clock)";
+  if (mode == "both") return "both: pure (device time, the headline) and real (host wall clock)";
   return mode;
+}
+
+// The clock of device-time samples; reports that predate the field were timed by CUDA events.
+std::string device_timer_text(const RunContext& c) {
+  if (!c.device_timer_text.empty()) return c.device_timer_text;
+  return c.device_timer == "cupti" ? "CUPTI activity timestamps" : "CUDA events around the launch";
 }
 
 std::string l2_text(const std::string& mode) {
@@ -69,6 +76,7 @@ void write_system(const Report& report, std::ostream& os) {
       {"Command line", c.command_line.find('`') == std::string::npos ? "`" + c.command_line + "`" : c.command_line},
       {"Git commit", opt_or_dash(c.git_commit)},
       {"Timing", timing_text(c.timing_mode)},
+      {"Device timer", device_timer_text(c)},
       {"L2", l2_text(c.l2_mode)},
       {"TF32", onoff(c.tf32)},
       {"Outlier filter", c.outlier_filter ? "on (IQR)" : "off"},

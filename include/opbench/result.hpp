@@ -72,6 +72,10 @@ struct RunContext {
   std::string git_commit;
   std::string timestamp;     // ISO 8601, UTC
   std::string timing_mode;   // pure | real | graph (| both: pure and real)
+  // The clock of pure and graph samples: cupti | events (reports that predate the field: events), and
+  // in words, with the reason when CUPTI was asked for but could not trace.
+  std::string device_timer = "events";
+  std::string device_timer_text;
   std::string l2_mode;       // cold | warm
   std::string l2_flush;      // how a cold L2 is made, in words ("none" when warm)
   std::string stopping;      // the stopping rule, in words

@@ -161,12 +161,16 @@ ParseOutcome parse_options(int argc, char** argv, const Registry& reg, Options& 
   app.add_option("--seq", model_seq, "Sequence lengths of the model runs (default 128,256,512)")
       ->delimiter(',')
       ->check(CLI::PositiveNumber);
-  std::string timing_word = "pure", l2_word = "cold";
+  std::string timing_word = "pure", l2_word = "cold", timer_word = "cupti";
   app.add_option("--timing", timing_word,
-                 "pure: device time of one launch between CUDA events, L2 cold and clean, the stream held until "
-                 "the sample is queued (default); graph: N launches replayed from a CUDA graph, time per launch "
+                 "pure: device time of one launch, L2 cold and clean, the stream held until the sample is queued "
+                 "(default); graph: N launches replayed from a CUDA graph, time per launch "
                  "(back-to-back throughput, no event floor); real: host wall clock per call, launch and sync "
                  "included; both: pure and real");
+  app.add_option("--device-timer", timer_word,
+                 "The clock of pure and graph samples. cupti: CUPTI's activity timestamps of the launch's kernels, "
+                 "memcpys and memsets, first start to last end, as ncu times a kernel (default; the events when "
+                 "CUPTI cannot trace); events: a pair of CUDA events around the launch (adds their ~1-1.5 us floor)");
   app.add_option("--l2", l2_word, "cold: flush the L2 (write, then read a 2 x L2 buffer) before each sample (default); "
                  "warm: do not");
   app.add_flag("--no-outlier-filter", no_outlier_filter, "Keep every timing sample (no IQR filter)");
@@ -299,6 +303,9 @@ ParseOutcome parse_options(int argc, char** argv, const Registry& reg, Options& 
   if (l2_word != "cold" && l2_word != "warm")
     return usage_error(fmt::format("unknown --l2 '{}'; valid: cold, warm", l2_word));
   const bool l2_cold = l2_word == "cold";
+  const std::map<std::string, DeviceTimer> timers = {{"cupti", DeviceTimer::cupti}, {"events", DeviceTimer::events}};
+  if (!timers.count(timer_word))
+    return usage_error(fmt::format("unknown --device-timer '{}'; valid: cupti, events", timer_word));
   if (devices) {
     const auto list = dist::parse_device_list(*devices);
     if (!list)
@@ -316,6 +323,7 @@ ParseOutcome parse_options(int argc, char** argv, const Registry& reg, Options& 
   opt.timing.real = opt.timing_mode == TimingMode::real || opt.timing_mode == TimingMode::both;
   opt.timing.graph = opt.timing_mode == TimingMode::graph;
   opt.timing.l2_cold = l2_cold;
+  opt.timing.device_timer = timers.at(timer_word);
   opt.timing.outlier_filter = !no_outlier_filter;
   if (fast) opt.timing = fast_timing(opt.timing);
   return {};

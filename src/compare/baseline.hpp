@@ -29,7 +29,7 @@ struct BaselineChoice {
 };
 
 // The baseline for `current` among the ops_*.json reports in `dirs`: reports of the same GPU model and
-// driver (any, with ignore_device) and the same settings (timing mode, L2 mode, TF32), other than the
+// driver (any, with ignore_device) and the same settings (timing mode, device timer, L2 mode, TF32), other than the
 // current run itself; of those, the one sharing the most problems with the current run, the newest on
 // a tie. Unreadable reports and reports of another schema are skipped. nullopt when none qualifies.
 std::optional<BaselineChoice> find_baseline(const std::vector<std::string>& dirs, const RunResults& current,

@@ -30,8 +30,8 @@ std::string run_label(const RunInfo& r) {
 }
 
 std::string settings_text(const RunContext& c) {
-  return fmt::format("{} timing, {} L2, TF32 {}", c.timing_mode.empty() ? "pure" : c.timing_mode,
-                     c.l2_mode.empty() ? "cold" : c.l2_mode, c.tf32 ? "on" : "off");
+  return fmt::format("{} timing ({} timer), {} L2, TF32 {}", c.timing_mode.empty() ? "pure" : c.timing_mode,
+                     c.device_timer, c.l2_mode.empty() ? "cold" : c.l2_mode, c.tf32 ? "on" : "off");
 }
 
 std::string report_stem(const Comparison& c) {

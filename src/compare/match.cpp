@@ -154,11 +154,13 @@ void check_comparable(const RunContext& b, const RunContext& c, bool ignore_devi
         bname, db.name, db.driver_version, cname, dc.name, dc.driver_version));
   std::vector<std::string> diffs;
   if (b.timing_mode != c.timing_mode) diffs.push_back(fmt::format("--timing {} vs {}", b.timing_mode, c.timing_mode));
+  if (b.device_timer != c.device_timer)
+    diffs.push_back(fmt::format("--device-timer {} vs {}", b.device_timer, c.device_timer));
   if (b.l2_mode != c.l2_mode) diffs.push_back(fmt::format("--l2 {} vs {}", b.l2_mode, c.l2_mode));
   if (b.tf32 != c.tf32) diffs.push_back(fmt::format("--tf32 {} vs {}", b.tf32 ? "on" : "off", c.tf32 ? "on" : "off"));
   if (!diffs.empty())
     throw InputError(fmt::format("{} and {} were measured with different settings ({}): they time different "
-                                 "things.\nCompare runs taken with the same --timing, --l2 and --tf32.",
+                                 "things.\nCompare runs taken with the same --timing, --device-timer, --l2 and --tf32.",
                                  bname, cname, join(diffs, ", ")));
 }
 

@@ -27,6 +27,7 @@ json run_json(const RunInfo& r) {
           {"cublas_version", c.device.cublas_version},
           {"cudnn_version", c.device.cudnn_version},
           {"timing_mode", c.timing_mode},
+          {"device_timer", c.device_timer},
           {"l2_mode", c.l2_mode},
           {"tf32", c.tf32}};
 }

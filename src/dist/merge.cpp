@@ -68,6 +68,7 @@ void check_settings(const MergeInput& base, const MergeInput& m) {
   };
   differ("the build (git commit)", a.git_commit, b.git_commit);
   differ("timing mode", a.timing_mode, b.timing_mode);
+  differ("device timer", a.device_timer, b.device_timer);
   differ("L2 mode", a.l2_mode, b.l2_mode);
   differ("TF32", a.tf32 ? "on" : "off", b.tf32 ? "on" : "off");
   differ("outlier filter", a.outlier_filter ? "on" : "off", b.outlier_filter ? "on" : "off");

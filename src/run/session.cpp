@@ -75,6 +75,8 @@ std::optional<int> check_environment(const Options& opt) {
 RunContext describe(const Options& opt, const Registry& reg, const std::vector<Problem>& problems,
                     TimingResources& timing, cudaStream_t stream) {
   RunContext ctx = settings_context(opt);
+  ctx.device_timer = device_timer_name(timing.device_timer());
+  ctx.device_timer_text = timing.device_timer_text();
   ctx.device = query_device();
   ctx.device.measured_copy_gbps = measure_copy_gbps(timing, stream);
   ctx.device.measured_read_gbps = measure_read_gbps(timing, stream);
@@ -200,7 +202,8 @@ int run_session(const Options& opt, const Registry& reg) {
   reference::set_torch_tf32(opt.settings.tf32);
   cudaStream_t stream = nullptr;
   OPBENCH_CUDA_CHECK(cudaStreamCreate(&stream));  // blocking: ordered with LibTorch's legacy default stream
-  TimingResources timing_resources;
+  // --profile times nothing itself and runs under ncu or nsys, which hold CUPTI: no trace of ours.
+  TimingResources timing_resources(opt.profile ? DeviceTimer::events : opt.timing.device_timer);
 
   RunResults results;
   results.context = describe(opt, reg, problems, timing_resources, stream);

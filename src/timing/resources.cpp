@@ -29,6 +29,12 @@ float EventPair::elapsed_ms() const {
 
 namespace {
 
+int device_ordinal() {
+  int dev = 0;
+  OPBENCH_CUDA_CHECK(cudaGetDevice(&dev));
+  return dev;
+}
+
 int device_attribute(cudaDeviceAttr a) {
   int dev = 0, v = 0;
   OPBENCH_CUDA_CHECK(cudaGetDevice(&dev));
@@ -46,9 +52,12 @@ struct TimingResources::Parts {
   StreamBlocker blocker;
   ClockProbe clock{sm_count};
   EventPair events;
+  ActivityTrace* trace = nullptr;
+  std::string no_trace_why;  // why the events time the samples although CUPTI was asked for
 };
 
-TimingResources::TimingResources() : p_(std::make_unique<Parts>()) {
+TimingResources::TimingResources(DeviceTimer timer) : p_(std::make_unique<Parts>()) {
+  if (timer == DeviceTimer::cupti) p_->trace = ActivityTrace::shared(p_->no_trace_why);
   // Load every timing kernel now, on an idle stream (see the header).
   cudaStream_t s = nullptr;
   p_->blocker.block(s, 1.0);
@@ -57,6 +66,7 @@ TimingResources::TimingResources() : p_(std::make_unique<Parts>()) {
   p_->flusher.flush(s);
   p_->clock.stop(s);
   OPBENCH_CUDA_CHECK(cudaStreamSynchronize(s));
+  if (p_->trace) p_->trace->discard(device_ordinal());
 }
 
 TimingResources::~TimingResources() = default;
@@ -67,6 +77,16 @@ L2Flusher& TimingResources::flusher() { return p_->flusher; }
 StreamBlocker& TimingResources::blocker() { return p_->blocker; }
 ClockProbe& TimingResources::clock() { return p_->clock; }
 EventPair& TimingResources::events() { return p_->events; }
+ActivityTrace* TimingResources::trace() { return p_->trace; }
+DeviceTimer TimingResources::device_timer() const { return p_->trace ? DeviceTimer::cupti : DeviceTimer::events; }
+
+std::string TimingResources::device_timer_text() const {
+  if (p_->trace)
+    return "CUPTI activity timestamps: from the first kernel, memcpy or memset of the launch to start to the last "
+           "to end";
+  if (p_->no_trace_why.empty()) return "CUDA events around the launch (--device-timer events)";
+  return "CUDA events around the launch (CUPTI could not trace: " + p_->no_trace_why + ")";
+}
 int TimingResources::sm_count() const { return p_->sm_count; }
 double TimingResources::max_clock_mhz() const { return p_->max_clock_mhz; }
 std::size_t TimingResources::l2_bytes() const { return p_->l2_bytes; }

@@ -1,5 +1,6 @@
 // Everything a timing session needs on the device, made once per session (not per problem): the L2
-// flush buffer, the stream handshake's host-mapped flags, the clock probe's buffers, a pair of events.
+// flush buffer, the stream handshake's host-mapped flags, the clock probe's buffers, a pair of events,
+// and the device timer (CUPTI's activity trace, or the events alone).
 // Construction also runs each timing kernel once: with CUDA's lazy module loading the first launch of a
 // kernel loads its module, which synchronizes, and doing that behind a held stream would deadlock
 // (nvbench issues 136, 240).
@@ -7,6 +8,9 @@
 #include <cuda_runtime_api.h>
 
 #include <memory>
+#include <string>
+
+#include "src/timing/activity_trace.hpp"
 
 namespace opbench {
 
@@ -31,7 +35,9 @@ class EventPair {
 
 class TimingResources {
  public:
-  TimingResources();  // on the current device; throws CudaError / OutOfMemory
+  // On the current device; throws CudaError / OutOfMemory. `timer` cupti falls back to the events when
+  // CUPTI cannot trace (device_timer() and device_timer_text() say so).
+  explicit TimingResources(DeviceTimer timer = DeviceTimer::cupti);
   ~TimingResources();
   TimingResources(TimingResources&&) noexcept;
   TimingResources& operator=(TimingResources&&) noexcept;
@@ -42,6 +48,9 @@ class TimingResources {
   StreamBlocker& blocker();
   ClockProbe& clock();
   EventPair& events();
+  ActivityTrace* trace();  // nullptr: the events time the samples
+  DeviceTimer device_timer() const;
+  std::string device_timer_text() const;  // for the report: which clock, and why the fallback if any
   int sm_count() const;
   double max_clock_mhz() const;  // cudaDevAttrClockRate
   std::size_t l2_bytes() const;

@@ -22,6 +22,10 @@ double ms_since(Clock::time_point t0) {
 
 }  // namespace
 
+Sampler::Sampler(TimingResources& r, bool l2_cold, cudaStream_t s) : r_(r), l2_cold_(l2_cold), s_(s) {
+  OPBENCH_CUDA_CHECK(cudaGetDevice(&device_));
+}
+
 double Sampler::prime(const Launch& launch) {
   OPBENCH_CUDA_CHECK(cudaStreamSynchronize(s_));
   const auto t0 = Clock::now();
@@ -47,6 +51,14 @@ Sample Sampler::device(const Launch& run, LaunchState& st) {
   guard.release();
   OPBENCH_CUDA_CHECK(cudaStreamSynchronize(s_));
   Sample out{true, r_.events().elapsed_ms(), r_.clock().mhz()};
+  if (ActivityTrace* trace = r_.trace()) {
+    if (const auto span = trace->take_sample_span_ms(device_, l2_cold_)) {
+      out.ms = *span;
+    } else if (st.untraced++ == 0) {
+      st.notes.push_back("CUPTI traced no GPU work of the launch in a sample: such samples are timed by the "
+                         "CUDA events");
+    }
+  }
   if (hold && blocker.timed_out()) {
     out.kept = false;
     on_late(st, enqueue_ms);
@@ -88,6 +100,7 @@ Sample Sampler::host(const Launch& launch) {
   const double ms = ms_since(t0);
   r_.clock().stop(s_);
   OPBENCH_CUDA_CHECK(cudaStreamSynchronize(s_));
+  if (ActivityTrace* trace = r_.trace()) trace->discard(device_);
   return {true, ms, r_.clock().mhz()};
 }
 

@@ -2,6 +2,8 @@
 // (pure, and graph replays):
 //   hold the stream (handshake) -> clock probe -> flush L2 (write, then read) -> start event -> launch
 //   -> stop event -> clock probe -> release the stream -> synchronize -> read events and clock
+// The sample's time is the span of the launch's own GPU work in CUPTI's activity records when the
+// session traces (activity_trace.hpp), else the events' elapsed time.
 // The clock probe starts before the flush so that the flush also evicts what the probe wrote.
 // Host time (real): probe -> flush -> synchronize -> host clock, launch, synchronize, host clock -> probe.
 #pragma once
@@ -31,6 +33,7 @@ struct LaunchState {
   double enqueue_ms = 0;  // host time to queue one launch on an idle stream (prime())
   double delay_ms = 0;
   int late_in_a_row = 0;
+  int untraced = 0;  // samples in which CUPTI saw no work of the launch: timed by the events
   std::vector<std::string> notes;  // each change of handshake, in words
 };
 
@@ -46,7 +49,7 @@ constexpr int kLateLimit = 4;  // late samples in a row before a delayed launch 
 
 class Sampler {
  public:
-  Sampler(TimingResources& r, bool l2_cold, cudaStream_t s) : r_(r), l2_cold_(l2_cold), s_(s) {}
+  Sampler(TimingResources& r, bool l2_cold, cudaStream_t s);
   // A plain call on an idle stream, never behind a held stream (lazy module loading and first-call
   // allocations synchronize); returns the host time the launch took to queue.
   double prime(const Launch& launch);
@@ -58,6 +61,7 @@ class Sampler {
   TimingResources& r_;
   bool l2_cold_;
   cudaStream_t s_;
+  int device_ = 0;
 };
 
 }  // namespace opbench

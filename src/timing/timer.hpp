@@ -1,5 +1,6 @@
 // How bench_ops times the implementations of one problem (notes/methodology.md has the reasons).
-//  - pure (default): device time between two CUDA events around one launch. Before each sample the L2
+//  - pure (default): device time of one launch: the span of its GPU work in CUPTI's activity records
+//    (activity_trace.hpp), or between two CUDA events around it (--device-timer events). Before each sample the L2
 //    is made cold and clean (l2_flush.hpp) and the stream is held until the whole sample is queued
 //    (blocking_kernel.hpp), so neither the previous sample's cache state nor host queueing time reach
 //    the events.
@@ -24,6 +25,7 @@ namespace opbench {
 struct TimingConfig {
   bool pure = true, real = false, graph = false;  // --timing pure|real|graph|both (both = pure + real)
   bool l2_cold = true;
+  DeviceTimer device_timer = DeviceTimer::cupti;  // --device-timer: the clock of pure and graph samples
   bool outlier_filter = true;
   double warmup_ms = 15;  // wall-clock warm-up before each mode's samples, all implementations in turn
   // Sample in interleaved rounds until every implementation's median is known to `rel_precision`

@@ -1,7 +1,8 @@
 // The timing core on a GPU: the handshake keeps a slow-to-queue launch's host time out of its device
 // time; a launch that synchronizes is detected (no deadlock) and said so; graph capture works and its
 // failure is reported per implementation; the clock probe reads a plausible SM clock; the clean flush
-// leaves L2 without the timed buffer and without dirty lines; the roofs are below the theoretical peak.
+// leaves L2 without the timed buffer and without dirty lines; the roofs are below the theoretical peak;
+// the CUPTI timer reads a kernel of known length and leaves out the events' floor.
 // Figures here are sanity bounds, not speed targets. Skipped, with the reason, without a CUDA GPU.
 #include <gtest/gtest.h>
 
@@ -12,6 +13,7 @@
 #include "src/core/device_buffer.hpp"
 #include "src/core/device_info.hpp"
 #include "src/model/stats.hpp"
+#include "src/timing/blocking_kernel.hpp"
 #include "src/timing/clock_probe.hpp"
 #include "src/timing/l2_flush.hpp"
 #include "src/timing/timer.hpp"
@@ -170,6 +172,31 @@ TEST_F(Timing, RoofsAreBelowTheTheoreticalPeak) {
   EXPECT_GT(read, 0.3 * d.theoretical_gbps);
   EXPECT_LT(copy, 1.02 * d.theoretical_gbps);
   EXPECT_LT(read, 1.02 * d.theoretical_gbps);
+}
+
+TEST_F(Timing, CuptiTimerReadsTheKernelWithoutTheEventFloor) {
+  if (res_->device_timer() != DeviceTimer::cupti) GTEST_SKIP() << res_->device_timer_text();
+  TimingResources events(DeviceTimer::events);
+  ASSERT_EQ(events.device_timer(), DeviceTimer::events);
+  // A kernel of known length: a wait kernel of its own that nobody releases ends after its 50 us timeout.
+  StreamBlocker spinner;
+  Launch spin = [&](cudaStream_t s) { spinner.block(s, 0.05); };
+  Launch small = [this](cudaStream_t s) { tiny(s); };
+  const std::vector<Measurement> by_cupti = measure({spin, small}, quick(), *res_, s_, {"spin", "tiny"});
+  const std::vector<Measurement> by_events = measure({spin, small}, quick(), events, s_, {"spin", "tiny"});
+  ASSERT_TRUE(by_cupti[0].pure && by_cupti[1].pure && by_events[0].pure && by_events[1].pure);
+  const double spin_c = by_cupti[0].pure->median_ms, spin_e = by_events[0].pure->median_ms;
+  const double tiny_c = by_cupti[1].pure->median_ms, tiny_e = by_events[1].pure->median_ms;
+  std::printf("50 us wait kernel: CUPTI %.2f us, events %.2f us; 1 MiB read sweep: CUPTI %.2f us, events %.2f us\n",
+              spin_c * 1e3, spin_e * 1e3, tiny_c * 1e3, tiny_e * 1e3);
+  EXPECT_TRUE(by_cupti[0].notes.empty()) << by_cupti[0].notes.front();  // every sample traced
+  // The kernel's own length: its 50 us plus at most a few microseconds of start and exit.
+  EXPECT_GE(spin_c, 0.050);
+  EXPECT_LT(spin_c, 0.055);
+  // The events add their floor (about a microsecond on the H100) to each, CUPTI does not.
+  EXPECT_GT(spin_e, spin_c);
+  EXPECT_GT(tiny_e, tiny_c);
+  EXPECT_LT(tiny_e - tiny_c, 0.005);
 }
 
 TEST_F(Timing, ProfileOnceRunsEachLaunchOnce) {

@@ -88,6 +88,9 @@ RunResults small_run() {
   r.context.git_commit = "0123abc";
   r.context.timestamp = "2025-11-22T10:35:00Z";
   r.context.timing_mode = "pure", r.context.l2_mode = "cold";
+  r.context.device_timer = "cupti";
+  r.context.device_timer_text =
+      "CUPTI activity timestamps: from the first kernel, memcpy or memset of the launch to start to the last to end";
 
   const double n = 4096.0 * 4096;
   ProblemResult add = problem("add", Category{"element"}, {4096, 4096}, SizeClass::large, DType::f32, 3 * n * 4, n * 4,

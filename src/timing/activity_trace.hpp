@@ -1,0 +1,64 @@
+// The device timer of pure and graph samples: CUPTI's activity records of the kernels, memcpys and
+// memsets a sample queued, read from the GPU's own timestamps. A sample's time is the span from the
+// first of them to start to the last of them to end, the figure ncu's gpu__time_duration gives for one
+// kernel, without the ~1-1.5 µs that a pair of CUDA events adds around it (notes/methodology.md).
+//
+// A sample is found in the records by the harness kernels that bracket it, in stream order (sampler.hpp):
+//   clock probe start -> [flush: memset, read sweep] -> the launch's work -> clock probe stop
+// Everything after the flush's read sweep (after the probe start when the L2 is not flushed) and before
+// the probe stop is the launch's: one stream, and nothing else runs on the GPU during a sample.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace opbench {
+
+// Which clock times a pure or graph sample: CUPTI's activity timestamps (default), or a pair of CUDA
+// events around the launch (--device-timer events; also the fallback when CUPTI cannot trace).
+enum class DeviceTimer { cupti, events };
+const char* device_timer_name(DeviceTimer t);
+
+// One activity record, as a sample's window needs it.
+struct Activity {
+  enum class Role { work, probe_start, probe_stop, flush_sweep };
+  Role role = Role::work;
+  std::uint64_t start_ns = 0, end_ns = 0;
+  std::uint32_t device = 0;
+};
+
+// The harness kernel a (mangled) kernel name belongs to: the clock probe's start and stop kernels and
+// the L2 flush's read sweep; any other kernel is work.
+Activity::Role role_of_kernel(const char* name);
+
+// The span in ms of the last complete sample in `records` (any order, one device): from the earliest
+// start to the latest end of the records between its bracketing harness kernels (see the top).
+// `flushed`: the sample flushed the L2, so the window opens after the first read sweep that follows the
+// probe start. nullopt when no complete sample is there or its window holds no work.
+std::optional<double> sample_span_ms(std::vector<Activity> records, bool flushed);
+
+// Process-wide CUPTI activity tracing (CUPTI's buffers are global). Records accumulate until a sample
+// takes them; every take forgets the records of the device it reads.
+class ActivityTrace {
+ public:
+  // The trace, started on first use and shared by every caller; nullptr when CUPTI cannot trace, with
+  // the reason in `why` (built without CUPTI, another tool holds it, the driver refused).
+  static ActivityTrace* shared(std::string& why);
+
+  // Flushes CUPTI's buffers (the caller synchronized the sample's stream first) and returns the span of
+  // the last complete sample on `device`. nullopt, as in sample_span_ms, or when CUPTI dropped records.
+  std::optional<double> take_sample_span_ms(int device, bool flushed);
+  // Flushes and forgets the records of `device` (a host-timed sample, set-up work).
+  void discard(int device);
+
+  ActivityTrace(const ActivityTrace&) = delete;
+  ActivityTrace& operator=(const ActivityTrace&) = delete;
+
+ private:
+  ActivityTrace() = default;
+  std::vector<Activity> take(int device, bool& dropped);
+};
+
+}  // namespace opbench
