@@ -55,7 +55,10 @@ std::optional<double> sample_span_ms(std::vector<Activity> records, bool flushed
 
 namespace {
 
-constexpr std::size_t kBufferBytes = std::size_t(8) << 20;  // a model step's thousands of kernels fit
+// Small buffers: every sample's forced flush hands one back and the next sample asks for another, at a
+// cost that grows with the size (8 MiB buffers added ~1 ms per sample on the H100); CUPTI asks for more
+// when a launch queues more records than one holds (a model step's thousands of kernels).
+constexpr std::size_t kBufferBytes = std::size_t(128) << 10;
 // Records nobody takes (a session timed by the events while another traces) are bounded: the oldest go.
 constexpr std::size_t kMaxRecords = std::size_t(1) << 20;
 

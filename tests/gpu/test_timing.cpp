@@ -182,13 +182,26 @@ TEST_F(Timing, CuptiTimerReadsTheKernelWithoutTheEventFloor) {
   StreamBlocker spinner;
   Launch spin = [&](cudaStream_t s) { spinner.block(s, 0.05); };
   Launch small = [this](cudaStream_t s) { tiny(s); };
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
   const std::vector<Measurement> by_cupti = measure({spin, small}, quick(), *res_, s_, {"spin", "tiny"});
+  const auto t1 = Clock::now();
   const std::vector<Measurement> by_events = measure({spin, small}, quick(), events, s_, {"spin", "tiny"});
+  const auto t2 = Clock::now();
   ASSERT_TRUE(by_cupti[0].pure && by_cupti[1].pure && by_events[0].pure && by_events[1].pure);
   const double spin_c = by_cupti[0].pure->median_ms, spin_e = by_events[0].pure->median_ms;
   const double tiny_c = by_cupti[1].pure->median_ms, tiny_e = by_events[1].pure->median_ms;
   std::printf("50 us wait kernel: CUPTI %.2f us, events %.2f us; 1 MiB read sweep: CUPTI %.2f us, events %.2f us\n",
               spin_c * 1e3, spin_e * 1e3, tiny_c * 1e3, tiny_e * 1e3);
+  // Host cost per sample (warm-up included, same rule for both): the trace's flush must stay small.
+  auto per_sample_ms = [](const std::vector<Measurement>& m, Clock::duration d) {
+    int n = 0;
+    for (const Measurement& x : m) n += x.pure->samples + x.pure->outliers + x.pure->throttled_samples;
+    return std::chrono::duration<double, std::milli>(d).count() / n;
+  };
+  const double cost_c = per_sample_ms(by_cupti, t1 - t0), cost_e = per_sample_ms(by_events, t2 - t1);
+  std::printf("wall time per kept sample: CUPTI %.3f ms, events %.3f ms\n", cost_c, cost_e);
+  EXPECT_LT(cost_c, cost_e + 0.15);
   EXPECT_TRUE(by_cupti[0].notes.empty()) << by_cupti[0].notes.front();  // every sample traced
   // The kernel's own length: its 50 us plus at most a few microseconds of start and exit.
   EXPECT_GE(spin_c, 0.050);
