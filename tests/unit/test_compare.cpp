@@ -223,6 +223,17 @@ TEST(Match, DifferentSettingsAreRefusedEvenWithIgnoreDevice) {
   EXPECT_THROW(compare_runs(info("a"), a, info("b"), b, kRule, true), InputError);
   b.context.tf32 = false, b.context.l2_mode = "warm";
   EXPECT_THROW(compare_runs(info("a"), a, info("b"), b, kRule, true), InputError);
+  // CUPTI's clock against the events' (the default of reports older than the field): ~2.5 us apart.
+  b.context.l2_mode = a.context.l2_mode, b.context.device_timer = "cupti";
+  ASSERT_EQ(a.context.device_timer, "events");
+  try {
+    compare_runs(info("a"), a, info("b"), b, kRule, true);
+    ADD_FAILURE() << "a comparison across device timers was not refused";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--device-timer events vs cupti"), std::string::npos) << e.what();
+  }
+  b.context.device_timer = "events";
+  EXPECT_NO_THROW(compare_runs(info("a"), a, info("b"), b, kRule, true));
 }
 
 TEST(Match, FrameworkSlowerIsARegressionAndExplainsTheSpeedup) {
