@@ -41,7 +41,10 @@ TEST(HistoryRecord, FromAReport) {
   EXPECT_EQ(h.commit, "abc123");
   EXPECT_EQ(h.gpu, "NVIDIA H100 80GB HBM3");
   EXPECT_EQ(h.driver, "580.65.06");
-  EXPECT_EQ(h.settings, "pure timing, cold L2, TF32 off");
+  EXPECT_EQ(h.settings, "pure timing, cold L2, TF32 off");  // the events: the series of older reports
+  RunResults by_cupti = r;
+  by_cupti.context.device_timer = "cupti";  // another clock, another series
+  EXPECT_EQ(make_record(by_cupti, "x.json").settings, "pure timing (cupti timer), cold L2, TF32 off");
   EXPECT_EQ(h.report, "ops_20261121-030000.json");
   EXPECT_EQ(h.problems, 4);
   EXPECT_EQ(h.failed, 1);
