@@ -237,6 +237,49 @@ Recommendation unreliable(const std::vector<Row>& rows) {
   return rec;
 }
 
+// Rows faster than the memory's theoretical peak: their outputs fit in L2, and a kernel ends when its
+// stores reach L2, so with a clean cold L2 part of its writes reach HBM after it (notes/methodology.md,
+// "Roofs"). Grouped by op, dtype and implementation.
+Recommendation above_theoretical(const ReportRows& report) {
+  const DeviceInfo& d = report.context().device;
+  Recommendation rec{
+      "Bandwidth above the theoretical peak: outputs still in L2",
+      fmt::format("These results count more bytes per second than the memory's theoretical {} GB/s. Their outputs "
+                  "fit in the {:.0f} MB L2: a kernel ends when its stores reach L2, and after the clean cold flush "
+                  "part of them is written back to HBM only after it ends (ncu's gpu__time_duration ends at the same "
+                  "point). Their times are what the calls take; their GB/s and % of roof count bytes not yet written, "
+                  "so compare them by time, or at sizes whose outputs exceed L2.",
+                  fmt_gbps(d.theoretical_gbps), d.l2_mb),
+      {}};
+  if (d.theoretical_gbps <= 0) return rec;
+  struct Group {
+    int n = 0;
+    double gbps_lo = 1e300, gbps_hi = 0, out_lo = 1e300, out_hi = 0;
+  };
+  std::map<std::string, Group> groups;
+  std::vector<std::string> order;
+  for (const ProblemRow& row : report.problems) {
+    const ProblemResult& p = *row.problem;
+    for (const ImplRow& m : row.impls) {
+      if (m.verdict != Status::ok || !m.gbps || *m.gbps <= d.theoretical_gbps) continue;
+      const std::string key = fmt::format("{} {} [{}]", p.op, dtype_name(p.dtype), impl_label(m.impl));
+      auto [it, fresh] = groups.try_emplace(key);
+      if (fresh) order.push_back(key);
+      Group& g = it->second;
+      ++g.n;
+      g.gbps_lo = std::min(g.gbps_lo, *m.gbps), g.gbps_hi = std::max(g.gbps_hi, *m.gbps);
+      g.out_lo = std::min(g.out_lo, p.bytes_written / 1e6), g.out_hi = std::max(g.out_hi, p.bytes_written / 1e6);
+    }
+  }
+  for (const std::string& key : order) {
+    const Group& g = groups.at(key);
+    rec.items.push_back(fmt::format("{}: {} problem{}, {}–{} GB/s, outputs {:.1f}–{:.1f} MB", key, g.n,
+                                    g.n == 1 ? "" : "s", fmt_gbps(g.gbps_lo), fmt_gbps(g.gbps_hi), g.out_lo,
+                                    g.out_hi));
+  }
+  return rec;
+}
+
 }  // namespace
 
 std::vector<Recommendation> recommend(const ReportRows& report) {
@@ -250,6 +293,7 @@ std::vector<Recommendation> recommend(const ReportRows& report) {
   add_if_any(out, low_bandwidth(report, rows));
   add_if_any(out, slow_broadcasts(rows));
   add_if_any(out, unreliable(rows));
+  add_if_any(out, above_theoretical(report));
   return out;
 }
 

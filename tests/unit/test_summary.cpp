@@ -385,6 +385,29 @@ TEST(Recommendations, LowBandwidthOnlyAtLargeSizesAndMemoryBound) {
   EXPECT_EQ(find_rec(s, "Low bandwidth"), nullptr);
 }
 
+TEST(Recommendations, BandwidthAboveTheTheoreticalPeakIsExplainedPerOp) {
+  const double theoretical = h100().theoretical_gbps;
+  ASSERT_GT(theoretical, 0);
+  // 67 MB moved (half of it written) in 16 us: above the (test's 4000 GB/s) peak, as a clean cold L2 lets it be.
+  ProblemResult copy = problem("copy", Category{"layout"}, SizeClass::large, 0.0165, 0.0160, 67.1e6, {4096, 4096},
+                               DType::bf16);
+  copy.bytes_written = 33.55e6;
+  ProblemResult big = copy;  // the same op at 8192^2: below the peak, not listed
+  big.shape = {8192, 8192}, big.bytes = 268.4e6, big.bytes_written = 134.2e6;
+  big.impls = {timed(ImplKind::framework, 0.0900), timed(ImplKind::torch, 0.0910)};
+  big.impls[0].verify.checked = big.impls[0].verify.correct = true;
+  const Summary s = summary_of(run({copy, big}));
+  const Recommendation* r = find_rec(s, "Bandwidth above the theoretical peak");
+  ASSERT_NE(r, nullptr);
+  ASSERT_EQ(r->items.size(), 2u);  // the framework's and LibTorch's rows of the 4096^2 problem
+  EXPECT_NE(r->items[0].find("copy bf16 [framework]: 1 problem, 4193.8–4193.8 GB/s, outputs 33.5–33.5 MB"),
+            std::string::npos)
+      << r->items[0];
+  EXPECT_NE(r->items[1].find("copy bf16 [LibTorch]"), std::string::npos) << r->items[1];
+  EXPECT_NE(r->detail.find("fit in the"), std::string::npos);
+  EXPECT_EQ(find_rec(summary_of(run({big})), "Bandwidth above"), nullptr);
+}
+
 TEST(Recommendations, SlowerThanTorchGroupedByCategory) {
   const Summary s = summary_of(run({problem("add", Category{"element"}, SizeClass::large, 0.8, 1.0, 1.8e9),
                                    problem("mul", Category{"element"}, SizeClass::large, 0.5, 1.0, 1.8e9),
