@@ -125,7 +125,7 @@ struct ImplResult {
   ImplKind impl = ImplKind::framework;
   Status status = Status::ok;
   std::string message;             // why it failed / was incorrect
-  std::optional<TimeStats> pure;   // device time, CUDA events
+  std::optional<TimeStats> pure;   // device time of one launch (CUPTI or CUDA events: context.device_timer)
   std::optional<TimeStats> real;   // host wall clock per call, launch + sync
   std::optional<TimeStats> graph;  // device time per launch, N launches replayed from a CUDA graph
   double memory_mb = 0;            // operands + what it allocated during a call

@@ -1,7 +1,7 @@
 // The device timer of pure and graph samples: CUPTI's activity records of the kernels, memcpys and
 // memsets a sample queued, read from the GPU's own timestamps. A sample's time is the span from the
 // first of them to start to the last of them to end, the figure ncu's gpu__time_duration gives for one
-// kernel, without the ~1-1.5 µs that a pair of CUDA events adds around it (notes/methodology.md).
+// kernel, without the ~2.5 µs (H100) that a pair of CUDA events adds around it (notes/methodology.md).
 //
 // A sample is found in the records by the harness kernels that bracket it, in stream order (sampler.hpp):
 //   clock probe start -> [flush: memset, read sweep] -> the launch's work -> clock probe stop
