@@ -62,7 +62,7 @@ __device__ __forceinline__ void load_tile(T* s, const T* __restrict__ g, int64_t
       Packet<T, 8> p;
 #pragma unroll
       for (int i = 0; i < 8; ++i) p.v[i] = ok ? src[i] : from_float<T>(0.0f);
-      *reinterpret_cast<Packet<T, 8>*>(dst) = p;
+      *reinterpret_cast<Packet<T, 8>*>(dst) = p;  // shared memory (store_packet is for global)
     }
   }
 }
@@ -81,7 +81,7 @@ __device__ __forceinline__ void store_rows16(T* __restrict__ g, int64_t ld, cons
     const Packet<T, 8> p = *reinterpret_cast<const Packet<T, 8>*>(s + swz<D>(row0 + r, ch));
     T* dst = g + int64_t(r) * ld + ch * 8;
     if constexpr (VEC) {
-      *reinterpret_cast<Packet<T, 8>*>(dst) = p;
+      store_packet(dst, p);
     } else {
 #pragma unroll
       for (int i = 0; i < 8; ++i) dst[i] = p.v[i];

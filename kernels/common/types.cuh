@@ -35,6 +35,40 @@ struct alignas(sizeof(T) * N) Packet {
   T v[N];
 };
 
+// The raw bits of one element.
+__device__ __forceinline__ unsigned raw_bits(float x) { return __float_as_uint(x); }
+__device__ __forceinline__ unsigned short raw_bits(__half x) { return __half_as_ushort(x); }
+__device__ __forceinline__ unsigned short raw_bits(__nv_bfloat16 x) { return __bfloat16_as_ushort(x); }
+
+// Stores a packet to global memory with one instruction of its full width. A plain assignment of a Packet
+// of __half or __nv_bfloat16 is copied element by element (their assignment operators are user-provided),
+// and unless nvcc can prove the address 16-byte aligned it keeps the pieces apart: the element-wise engine
+// (whose body starts at a run-time offset) stored each 16-byte bf16 packet as 8 st.global.u16, and even a
+// uint4 assembled from the bits was split into 4 st.global.u32. __stwb is the CUDA intrinsic for one
+// st.global.wb (the default write-back policy) of the whole word. notes/performance.md has the effect.
+template <class T, int N>
+__device__ __forceinline__ void store_packet(T* dst, const Packet<T, N>& p) {
+  constexpr int kBytes = int(sizeof(T)) * N;
+  static_assert(kBytes == 2 || kBytes == 4 || kBytes == 8 || kBytes == 16, "a packet is one access");
+  if constexpr (kBytes == 2) {
+    *reinterpret_cast<unsigned short*>(dst) = raw_bits(p.v[0]);
+  } else {
+    constexpr int kWords = kBytes / 4;
+    unsigned w[kWords];
+#pragma unroll
+    for (int i = 0; i < kWords; ++i) {
+      if constexpr (sizeof(T) == 4) {
+        w[i] = raw_bits(p.v[i]);
+      } else {
+        w[i] = unsigned(raw_bits(p.v[2 * i])) | (unsigned(raw_bits(p.v[2 * i + 1])) << 16);
+      }
+    }
+    if constexpr (kWords == 1) __stwb(reinterpret_cast<unsigned*>(dst), w[0]);
+    if constexpr (kWords == 2) __stwb(reinterpret_cast<uint2*>(dst), make_uint2(w[0], w[1]));
+    if constexpr (kWords == 4) __stwb(reinterpret_cast<uint4*>(dst), make_uint4(w[0], w[1], w[2], w[3]));
+  }
+}
+
 template <class T>
 struct TypeTag {
   using type = T;

@@ -185,7 +185,7 @@ __global__ void __launch_bounds__(kThreads) map_kernel(Map m, T* __restrict__ y,
       Out o;
 #pragma unroll
       for (int v = 0; v < V; ++v) o.v[v] = from_float<T>(m.apply(regs[u], v));
-      *reinterpret_cast<Out*>(y + head + k * V) = o;
+      store_packet(y + head + k * V, o);
     }
   }
   if (blockIdx.x == 0) {

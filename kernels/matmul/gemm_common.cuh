@@ -56,7 +56,7 @@ __device__ __forceinline__ void store_pair(T* dst, float v0, float v1, bool two,
     Packet<T, 2> pk;
     pk.v[0] = from_float<T>(v0);
     pk.v[1] = from_float<T>(v1);
-    *reinterpret_cast<Packet<T, 2>*>(dst) = pk;
+    store_packet(dst, pk);
   } else {
     dst[0] = from_float<T>(v0);
     if (two) dst[1] = from_float<T>(v1);

@@ -114,7 +114,7 @@ __device__ __forceinline__ void store_vec(T* p, const float (&v)[VEC]) {
     Packet<T, VEC> pk;
 #pragma unroll
     for (int j = 0; j < VEC; ++j) pk.v[j] = from_float<T>(v[j]);
-    *reinterpret_cast<Packet<T, VEC>*>(p) = pk;
+    store_packet(p, pk);
   }
 }
 

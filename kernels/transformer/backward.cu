@@ -67,8 +67,8 @@ __global__ void __launch_bounds__(kThreads) rope_backward_kernel(const T* dy, T*
           o0.v[j] = from_float<T>(d0 * c[j] + d1 * s[j]);
           o1.v[j] = from_float<T>(d1 * c[j] - d0 * s[j]);
         }
-        *reinterpret_cast<Packet<T, V>*>(dx + base0 + h * 2 * half) = o0;
-        *reinterpret_cast<Packet<T, V>*>(dx + base0 + h * 2 * half + half) = o1;
+        store_packet(dx + base0 + h * 2 * half, o0);
+        store_packet(dx + base0 + h * 2 * half + half, o1);
       }
   }
 }
@@ -93,8 +93,8 @@ __global__ void __launch_bounds__(kThreads)
       du.v[j] = from_float<T>(dv * gv * s);
       dg.v[j] = from_float<T>(dv * to_float(u.v[j]) * s * fmaf(gv, 1.0f - s, 1.0f));
     }
-    *reinterpret_cast<Packet<T, V>*>(d_gate + row * ld_out + c) = dg;
-    *reinterpret_cast<Packet<T, V>*>(d_up + row * ld_out + c) = du;
+    store_packet(d_gate + row * ld_out + c, dg);
+    store_packet(d_up + row * ld_out + c, du);
   }
 }
 

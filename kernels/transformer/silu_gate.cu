@@ -22,7 +22,7 @@ __global__ void silu_gate_kernel(const T* __restrict__ gate, const T* __restrict
     Packet<T, V> o;
 #pragma unroll
     for (int j = 0; j < V; ++j) o.v[j] = from_float<T>(silu_mul(to_float(g.v[j]), to_float(u.v[j])));
-    *reinterpret_cast<Packet<T, V>*>(out + r * cols + c) = o;
+    store_packet(out + r * cols + c, o);
   }
 }
 
