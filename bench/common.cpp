@@ -27,7 +27,8 @@ Tolerance reduction_tolerance(const Shape&, DType t) {
 }
 
 const std::vector<Shape>& odd_shapes() {
-  static const std::vector<Shape> v = {{1}, {3}, {4097}, {1023, 1025}, {1, 65537}, {65537, 1}, {16, 5003}};
+  static const std::vector<Shape> v = {{1},          {3},         {4097},     {1023, 1025}, {1, 65537},
+                                       {65537, 1},   {16, 5003},  {257, 24},  {999, 100}};
   return v;
 }
 

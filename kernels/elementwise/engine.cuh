@@ -201,18 +201,27 @@ inline int64_t misalignment(const void* p) { return int64_t(reinterpret_cast<uin
 // in turn): below ~16 waves of one-packet blocks, one packet per thread wins (more threads, less serial
 // math per thread: 4 packets lost up to 0.57x on small pow/sin/cos). Above it, fp32 wants 2 packets
 // (8 elements, as LibTorch: against 4, fp32 geomean vs LibTorch 0.959 -> 0.978, tanh and gelu_tanh
-// +7%), except ops whose functor asks for more (F::kPackets: IEEE division, whose slow path needs the
-// independent work of 4 packets: 10% faster than with 2), and 16-bit types one (8 elements: log
-// 0.76x -> 0.97x, gelu_tanh 0.79x -> 0.98x against 4).
+// +7%), except ops whose functor asks for another count (F::kPackets), and 16-bit types one (8
+// elements: log 0.76x -> 0.97x, gelu_tanh 0.79x -> 0.98x against 4) unless the functor asks for more
+// (F::kPackets16: gelu). Division once asked for 4; with whole-packet stores (store_packet) 2 is
+// faster at every size (div fp32 2048^2: 15.2 -> 14.4 us, LibTorch 14.4).
+// A functor's count above the default pays only on grids of >= 64 waves of one-packet blocks (>= 8.6 Mi
+// 16-bit elements on the H100): gelu bf16 with 2 packets ran 1.02-1.04x of LibTorch from 16 Mi elements
+// up but 0.91-0.97x at 3-4 Mi, where one packet gave 1.00-1.02x.
 inline int pick_unroll(int64_t nvec, int elem_bytes, int fp32_packets, int half_packets) {
-  if (ceil_div(nvec, kThreads) < 16 * int64_t(sm_count())) return 1;
-  return elem_bytes >= 4 ? fp32_packets : half_packets;
+  const int64_t blocks1 = ceil_div(nvec, kThreads), sms = sm_count();
+  if (blocks1 < 16 * sms) return 1;
+  const int dflt = elem_bytes >= 4 ? 2 : 1;
+  const int asked = elem_bytes >= 4 ? fp32_packets : half_packets;
+  return asked > dflt && blocks1 < 64 * sms ? dflt : asked;
 }
 
 template <class T, int V, class Map>
 void launch_unrolled(const Map& m, T* y, int64_t n, int64_t head, int64_t nvec, cudaStream_t s) {
-  // One packet, or the map's own count for this element size: only those two unrolls are compiled.
+  // One packet, the map's own count for this element size, or the default (2 for fp32) where a map asks
+  // for another: only the unrolls pick_unroll can return are compiled.
   constexpr int P = sizeof(T) >= 4 ? Map::kPackets : Map::kPackets16;
+  constexpr int D = sizeof(T) >= 4 ? 2 : 1;
   const int u = pick_unroll(nvec, int(sizeof(T)), Map::kPackets, Map::kPackets16);
   auto go = [&](auto uc) {
     constexpr int U = decltype(uc)::value;
@@ -221,6 +230,9 @@ void launch_unrolled(const Map& m, T* y, int64_t n, int64_t head, int64_t nvec, 
   };
   if constexpr (P != 1) {
     if (u == P) return go(std::integral_constant<int, P>{});
+  }
+  if constexpr (D != 1 && D != P) {
+    if (u == D) return go(std::integral_constant<int, D>{});
   }
   go(std::integral_constant<int, 1>{});
 }

@@ -11,10 +11,7 @@ namespace fw::ops {
 struct Add { __device__ float operator()(float a, float b) const { return a + b; } };
 struct Sub { __device__ float operator()(float a, float b) const { return a - b; } };
 struct Mul { __device__ float operator()(float a, float b) const { return a * b; } };
-struct Div {
-  static constexpr int kPackets = 4;  // fp32 packets per thread (engine.cuh, pick_unroll)
-  __device__ float operator()(float a, float b) const { return a / b; }
-};
+struct Div { __device__ float operator()(float a, float b) const { return a / b; } };
 struct Maximum {  // propagates NaN, like torch.maximum
   __device__ float operator()(float a, float b) const { return (a != a || b != b) ? NAN : fmaxf(a, b); }
 };
@@ -51,9 +48,9 @@ struct LeakyRelu { float slope; __device__ float operator()(float x) const { ret
 struct Sigmoid { __device__ float operator()(float x) const { return 1.f / (1.f + expf(-x)); } };
 struct Tanh { __device__ float operator()(float x) const { return tanhf(x); } };
 struct Gelu {  // exact: x Φ(x)
-  // 2 packets per thread in fp16/bf16 (engine.cuh): erff's work per element needs the independent packets;
-  // H100 A/B against 1 and 4: bf16 large 0.86x -> 1.02x of LibTorch, very_large 0.90x -> 1.03x (4 packets:
-  // 1.07x at large but 0.87x at batch shapes).
+  // 2 packets per thread in fp16/bf16 on deep grids (engine.cuh, pick_unroll): erff's work per element needs
+  // the independent packets; H100 A/B against 1 and 4: bf16 large 0.86x -> 1.02x of LibTorch, very_large
+  // 0.90x -> 1.03x (4 packets: 1.07x at large but 0.87x at batch shapes); at 3-4 Mi elements 1 packet.
   static constexpr int kPackets16 = 2;
   __device__ float operator()(float x) const { return 0.5f * x * (1.f + erff(x * 0.70710678118654752f)); }
 };
