@@ -2,8 +2,9 @@
 // softmax, log_softmax (reduction family), layer_norm and rms_norm (norm family). Three paths:
 //
 //  cached  rows of up to 16384 elements: the row lives in registers between the statistics and the
-//          output (one read, one write). One warp per row up to 1024 elements (4 rows per 128-thread
-//          block), else one block of 128..1024 threads per row, <= 16 elements per thread. 16-byte
+//          output (one read, one write). Rows of up to 32 vectors share a warp (4..16 lanes a row,
+//          pick_cached), longer ones up to 1024 elements take a warp each (4 rows per 128-thread block),
+//          else one block of 128..1024 threads per row, <= 16 elements per thread. 16-byte
 //          loads/stores when x, y (and w, b) are 16-byte aligned and cols is a multiple of the vector
 //          width; scalar (coalesced) otherwise. Statistics: per-thread exact (two passes over its
 //          registers), then ONE all-reduction of a small state (online softmax (m, s); shifted sums
@@ -314,9 +315,13 @@ inline int pow2_at_least(int64_t n) {
 // Rows of at most 32 vectors take one lane a vector and share a warp (4..32 lanes a row): a whole warp on
 // a 16-vector row left half its lanes idle (H100, softmax bf16 128x128x128: 8.7 us by ncu against
 // LibTorch's 7.2 us, whose warp takes two such rows).
-inline CachedCfg pick_cached(int64_t cols, int vec) {
+// Rows of 17..32 vectors, when rows abound (>= 32 a SM), take 16 lanes x 2 vectors, two rows a warp (H100,
+// A/B/A: softmax bf16 256^3 1.26x -> 1.56x of LibTorch, log_softmax fp32 128^3 0.82x -> 1.00x; but with
+// only 256 rows, layer_norm bf16 256^2 1.62x -> 1.31x: half the warps).
+inline CachedCfg pick_cached(int64_t rows, int64_t cols, int vec) {
   if (cols <= 32 * vec) {
     const int lanes = pow2_at_least(ceil_div(cols, vec));
+    if (lanes == 32 && rows >= 32 * int64_t(sm_count())) return {true, true, 128, 2, 16};
     return {true, true, 128, 1, lanes < 4 ? 4 : lanes};
   }
   if (cols <= 1024) {
@@ -336,6 +341,11 @@ void launch_cached_nv(int nv, int threads, int lanes, const T* x, T* y, const T*
                       int64_t cols, float eps, cudaStream_t stream) {
   const unsigned grid = unsigned(WARP ? ceil_div(rows, threads / lanes) : rows);
   if constexpr (WARP) {
+    if (nv == 2 && lanes == 16) {  // two rows a warp, two vectors a lane
+      row_cached_kernel<T, VEC, 2, true, OP, 16><<<grid, threads, 0, stream>>>(x, y, w, b, rows, int(cols), eps);
+      FW_CHECK_LAUNCH();
+      return;
+    }
     if (nv == 1 && lanes < 32) {  // short rows: one vector a lane
       auto go = [&](auto lc) {
         row_cached_kernel<T, VEC, 1, true, OP, decltype(lc)::value>
@@ -400,7 +410,7 @@ void launch_row_apply(const T* x, T* y, const T* w, const T* b, int64_t rows, in
   bool vec_ok = aligned16(x) && aligned16(y) && cols % VEC == 0;
   if (op_has_weight(OP)) vec_ok = vec_ok && aligned16(w);
   if (op_has_bias(OP)) vec_ok = vec_ok && aligned16(b);
-  const CachedCfg cfg = pick_cached(cols, vec_ok ? VEC : 1);
+  const CachedCfg cfg = pick_cached(rows, cols, vec_ok ? VEC : 1);
   if (cols <= kCachedMaxCols && cfg.ok) {
     if (vec_ok) {
       if (cfg.warp)
