@@ -11,7 +11,11 @@
 //              dK += dS^T Q, all with P^T and dS^T kept in registers as mma operands. dQ needs the sum over
 //              all 64 keys, so dS^T goes through shared memory and each warp computes 16 query rows of
 //              dS K, added with fp32 atomics into the workspace. dK and dV are summed over the group's
-//              heads in registers and written once.
+//              heads in registers and written once. The warp's dQ rows are staged in fp32 in the step's
+//              spent Q/dO buffer and added with 16-byte vector reds along whole rows: per-fragment scalar
+//              atomics cost 12 L2 requests per 32 floats and held L2 at 58-75% busy (ncu, 9b8aa20).
+//              CTAs are ordered heaviest first (causal: the first key blocks see the most queries), so
+//              the long ones do not start in the last wave.
 //   3. dq:     the fp32 accumulator rounded to the dtype.
 // Workspace: dQ accumulator [b, seq_q, heads_q, head_dim] fp32, then D [b, heads_q, seq_q] fp32.
 #include <algorithm>
@@ -48,20 +52,35 @@ int heads_per_cta(const AttentionShape& s) {
   return 1;
 }
 
-// D = rowsum(dO * O): one warp per (b, i, h) row of q's layout; element loads (any alignment).
-template <class T>
+// D = rowsum(dO * O), and the dQ accumulator's row cleared (the same [b, i, h] row index): D / 8 lanes per
+// row, 8 elements a lane (16-byte loads when VEC).
+template <class T, int D, bool VEC>
 __global__ void attention_delta_kernel(const T* __restrict__ o, const T* __restrict__ d_o, float* __restrict__ delta,
-                                       int64_t rows, int seq_q, int heads_q, int d) {
-  const int64_t row = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
-  const int lane = threadIdx.x & 31;
-  if (row >= rows) return;
-  const T* a = o + row * d;
-  const T* g = d_o + row * d;
+                                       float* __restrict__ dq_accum, int64_t rows, int seq_q, int heads_q) {
+  constexpr int kLanes = D / 8;
+  static_assert(32 % kLanes == 0, "a row's lanes within one warp");
+  const int64_t tid = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int64_t row = tid / kLanes;
+  const int c = int(tid % kLanes) * 8;
   float sum = 0.0f;
-  for (int c = lane; c < d; c += 32) sum += to_float(a[c]) * to_float(g[c]);
+  if (row < rows) {
+    const T* a = o + row * D + c;
+    const T* g = d_o + row * D + c;
+    if constexpr (VEC) {
+      const Packet<T, 8> pa = *reinterpret_cast<const Packet<T, 8>*>(a);
+      const Packet<T, 8> pg = *reinterpret_cast<const Packet<T, 8>*>(g);
 #pragma unroll
-  for (int off = 16; off > 0; off >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, off);
-  if (lane == 0) {
+      for (int e = 0; e < 8; ++e) sum += to_float(pa.v[e]) * to_float(pg.v[e]);
+    } else {
+#pragma unroll
+      for (int e = 0; e < 8; ++e) sum += to_float(a[e]) * to_float(g[e]);
+    }
+    float4* z = reinterpret_cast<float4*>(dq_accum + row * D + c);
+    z[0] = z[1] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  }
+#pragma unroll
+  for (int off = kLanes / 2; off > 0; off >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, off);
+  if (row < rows && c == 0) {
     const int h = int(row % heads_q);
     const int64_t bi = row / heads_q;  // b * seq_q + i
     const int64_t b = bi / seq_q, i = bi % seq_q;
@@ -69,11 +88,46 @@ __global__ void attention_delta_kernel(const T* __restrict__ o, const T* __restr
   }
 }
 
-// fp32 accumulator -> dtype (dQ, and dK, dV when the group was split).
+template <class T, int D>
+void launch_delta(const Args& a, const T* o, const T* d_o, int64_t rows, bool vec, cudaStream_t stream) {
+  const unsigned blocks = unsigned(ceil_div(rows * (D / 8), 256));
+  if (vec) {
+    attention_delta_kernel<T, D, true><<<blocks, 256, 0, stream>>>(o, d_o, a.delta, a.dq_accum, rows, a.seq_q, a.heads_q);
+  } else {
+    attention_delta_kernel<T, D, false><<<blocks, 256, 0, stream>>>(o, d_o, a.delta, a.dq_accum, rows, a.seq_q,
+                                                                    a.heads_q);
+  }
+  FW_CHECK_LAUNCH();
+}
+
+// fp32 accumulator -> dtype (dQ, and dK, dV when the group was split); n a multiple of 8, 8 elements a
+// step (a 16-byte store when VEC: `out` 16-byte aligned).
+template <class T, bool VEC>
+__global__ void attention_convert_kernel(const float* __restrict__ acc, T* __restrict__ out, int64_t n) {
+  for (int64_t i = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) * 8; i < n; i += int64_t(gridDim.x) * blockDim.x * 8) {
+    const float4 lo = *reinterpret_cast<const float4*>(acc + i), hi = *reinterpret_cast<const float4*>(acc + i + 4);
+    Packet<T, 8> p;
+    p.v[0] = from_float<T>(lo.x), p.v[1] = from_float<T>(lo.y), p.v[2] = from_float<T>(lo.z), p.v[3] = from_float<T>(lo.w);
+    p.v[4] = from_float<T>(hi.x), p.v[5] = from_float<T>(hi.y), p.v[6] = from_float<T>(hi.z), p.v[7] = from_float<T>(hi.w);
+    if constexpr (VEC) {
+      store_packet(out + i, p);
+    } else {
+#pragma unroll
+      for (int e = 0; e < 8; ++e) out[i + e] = p.v[e];
+    }
+  }
+}
+
 template <class T>
-__global__ void attention_dq_kernel(const float* __restrict__ acc, T* __restrict__ dq, int64_t n) {
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
-    dq[i] = from_float<T>(acc[i]);
+void convert(const float* acc, T* out, int64_t n, cudaStream_t stream) {
+  if (n == 0) return;
+  const unsigned blocks = unsigned(std::min<int64_t>(ceil_div(n / 8, 256), int64_t(sm_count()) * 8));
+  if (aligned16(out)) {
+    attention_convert_kernel<T, true><<<blocks, 256, 0, stream>>>(acc, out, n);
+  } else {
+    attention_convert_kernel<T, false><<<blocks, 256, 0, stream>>>(acc, out, n);
+  }
+  FW_CHECK_LAUNCH();
 }
 
 template <class T, int D, bool VEC>
@@ -81,17 +135,16 @@ __global__ void __launch_bounds__(kThreads) attention_backward_kernel(const Args
   extern __shared__ __align__(128) unsigned char smem_raw[];
   T* sK = reinterpret_cast<T*>(smem_raw);
   T* sV = sK + kBlockN * D;
-  T* sQ = sV + kBlockN * D;         // [2][kBlockM * D]
-  T* sdO = sQ + 2 * kBlockM * D;    // [2][kBlockM * D]
-  T* sdS = sdO + 2 * kBlockM * D;   // [kBlockN keys][kBlockM queries]
-  float* sLse = reinterpret_cast<float*>(sdS + kBlockN * kBlockM);  // [2][kBlockM], log2 units
+  T* sQdO = sV + kBlockN * D;       // [2 buffers][Q, dO][kBlockM * D]; a spent buffer stages dQ in fp32
+  T* sdS = sQdO + 4 * kBlockM * D;  // [kBlockN keys][kBlockM queries]
+  float* sLse = reinterpret_cast<float*>(sdS + kBlockN * kBlockM);  // [2][kBlockM]
   float* sDel = sLse + 2 * kBlockM;                                 // [2][kBlockM]
 
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
   const int g = lane >> 2, t = lane & 3;
   const int splits = p.group / p.heads_per_cta;
-  const int n0 = blockIdx.x * kBlockN, hk = blockIdx.y / splits, b = blockIdx.z;
-  const int h_first = hk * p.group + (blockIdx.y % splits) * p.heads_per_cta;
+  const int n0 = blockIdx.z * kBlockN, hk = blockIdx.x / splits, b = blockIdx.y;
+  const int h_first = hk * p.group + (blockIdx.x % splits) * p.heads_per_cta;
   const int64_t ldq = int64_t(p.heads_q) * D, ldk = int64_t(p.heads_kv) * D;
   const int64_t kv_off = (int64_t(b) * p.seq_kv + n0) * ldk + int64_t(hk) * D;
 
@@ -108,17 +161,16 @@ __global__ void __launch_bounds__(kThreads) attention_backward_kernel(const Args
     const int h = h_first + step / per_head;
     const int q0 = (qb_first + step % per_head) * kBlockM;
     const int64_t q_off = (int64_t(b) * p.seq_q + q0) * ldq + int64_t(h) * D;
-    load_tile<T, D, kBlockM, VEC>(sQ + buf * kBlockM * D, static_cast<const T*>(p.q) + q_off, ldq, p.seq_q - q0, tid);
-    load_tile<T, D, kBlockM, VEC>(sdO + buf * kBlockM * D, static_cast<const T*>(p.d_o) + q_off, ldq, p.seq_q - q0,
-                                  tid);
-    if (tid < kBlockM) {
-      const int i = q0 + tid;
-      const int64_t r = (int64_t(b) * p.heads_q + h) * p.seq_q + i;
-      // Rows past seq_q (and rows that see no key, lse = -inf) are masked below; 0 keeps exp2 finite.
-      const float lse = i < p.seq_q ? p.lse_in[r] : 0.0f;
-      sLse[buf * kBlockM + tid] = lse == -INFINITY ? 0.0f : lse * 1.4426950408889634f;
-      sDel[buf * kBlockM + tid] = i < p.seq_q ? p.delta[r] : 0.0f;
-    }
+    T* dst = sQdO + buf * 2 * kBlockM * D;
+    load_tile<T, D, kBlockM, VEC>(dst, static_cast<const T*>(p.q) + q_off, ldq, p.seq_q - q0, tid);
+    load_tile<T, D, kBlockM, VEC>(dst + kBlockM * D, static_cast<const T*>(p.d_o) + q_off, ldq, p.seq_q - q0, tid);
+    // lse (threads 0..63) and D (64..127) of the block's rows, asynchronously like the tiles: a plain load
+    // here held two warps a global latency every step. Rows past seq_q read 0.
+    static_assert(kThreads == 2 * kBlockM, "one thread per row and statistic");
+    const int j = tid % kBlockM, i = q0 + j;
+    const float* src = tid < kBlockM ? p.lse_in : p.delta;
+    float* dst_stat = (tid < kBlockM ? sLse : sDel) + buf * kBlockM + j;
+    cp_async4(dst_stat, i < p.seq_q ? src + (int64_t(b) * p.heads_q + h) * p.seq_q + i : src, i < p.seq_q);
   };
   if (steps > 0) load_step(0, 0);
   cp_async_commit();
@@ -132,14 +184,14 @@ __global__ void __launch_bounds__(kThreads) attention_backward_kernel(const Args
 
   for (int step = 0; step < steps; ++step) {
     const int buf = step & 1;
+    cp_async_wait<0>();
+    __syncthreads();  // this step's tiles are in, and every warp is done with the last step (its buffer, sdS)
     if (step + 1 < steps) load_step(step + 1, buf ^ 1);
     cp_async_commit();
-    cp_async_wait<1>();
-    __syncthreads();
     const int h = h_first + step / per_head;
     const int q0 = (qb_first + step % per_head) * kBlockM;
-    const T* q_s = sQ + buf * kBlockM * D;
-    const T* do_s = sdO + buf * kBlockM * D;
+    const T* q_s = sQdO + buf * 2 * kBlockM * D;
+    const T* do_s = q_s + kBlockM * D;
     const float* lse_s = sLse + buf * kBlockM;
     const float* del_s = sDel + buf * kBlockM;
 
@@ -166,7 +218,9 @@ __global__ void __launch_bounds__(kThreads) attention_backward_kernel(const Args
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         const int qc = nt * 8 + 2 * t + (e & 1);
-        float pv = exp2f(fmaf(st[nt][e], p.scale_log2, -lse_s[qc]));
+        // lse in log2 units; a row that sees no key (lse = -inf) is masked below, 0 keeps exp2 finite.
+        const float lse = lse_s[qc];
+        float pv = ex2(fmaf(st[nt][e], p.scale_log2, lse == -INFINITY ? 0.0f : -lse * kLog2e));
         if (edge) {
           const int key = key_a + (e >> 1) * 8, qi = q0 + qc;
           if (key >= p.seq_kv || qi >= p.seq_q || (p.causal && key > qi + p.off)) pv = 0.0f;
@@ -227,37 +281,51 @@ __global__ void __launch_bounds__(kThreads) attention_backward_kernel(const Args
     acc_to_smem<kBlockM, 8>(sdS, warp * 16, ds, lane);
     __syncthreads();
     {
-      float dq[D / 8][4];
+      // Stage the warp's 16 rows (fp32, 16-byte chunk c of row r at c ^ 2 (r & 3): conflict-free for the
+      // half-warp phases of the 8-byte writes and the quarter-warp phases of the 16-byte reads)
+      // in the spent Q/dO buffer, 64 columns a pass (the live accumulators beside dK and dV stay few),
+      // then add them to the accumulator a row-contiguous float4 per lane.
+      float* stage = reinterpret_cast<float*>(sQdO + buf * 2 * kBlockM * D) + warp * 16 * D;
+      constexpr int kCols = 64;
 #pragma unroll
-      for (int i = 0; i < D / 8; ++i) dq[i][0] = dq[i][1] = dq[i][2] = dq[i][3] = 0.0f;
+      for (int c0 = 0; c0 < D; c0 += kCols) {
+        float dq[kCols / 8][4];
 #pragma unroll
-      for (int kk = 0; kk < kBlockN / 16; ++kk) {
-        // A = dS [query][key], stored as dS^T [key][query]: transposed ldmatrix.
-        uint32_t a[4];
-        const int m = lane >> 3;
-        ldsm_x4_t(sdS + swz<kBlockM>(kk * 16 + ((m >> 1) << 3) + (lane & 7), warp * 2 + (m & 1)), a);
+        for (int i = 0; i < kCols / 8; ++i) dq[i][0] = dq[i][1] = dq[i][2] = dq[i][3] = 0.0f;
 #pragma unroll
-        for (int dp = 0; dp < D / 16; ++dp) {
-          uint32_t bf[4];
-          load_b_kn<D>(sK, kk * 16, dp, lane, bf);
-          mma16816<T>(dq[2 * dp], a, bf[0], bf[1]);
-          mma16816<T>(dq[2 * dp + 1], a, bf[2], bf[3]);
+        for (int kk = 0; kk < kBlockN / 16; ++kk) {
+          // A = dS [query][key], stored as dS^T [key][query]: transposed ldmatrix.
+          uint32_t a[4];
+          const int m = lane >> 3;
+          ldsm_x4_t(sdS + swz<kBlockM>(kk * 16 + ((m >> 1) << 3) + (lane & 7), warp * 2 + (m & 1)), a);
+#pragma unroll
+          for (int dp = 0; dp < kCols / 16; ++dp) {
+            uint32_t bf[4];
+            load_b_kn<D>(sK, kk * 16, c0 / 16 + dp, lane, bf);
+            mma16816<T>(dq[2 * dp], a, bf[0], bf[1]);
+            mma16816<T>(dq[2 * dp + 1], a, bf[2], bf[3]);
+          }
         }
+#pragma unroll
+        for (int r = 0; r < 2; ++r)
+#pragma unroll
+          for (int dt = 0; dt < kCols / 8; ++dt) {
+            const int row = g + r * 8, ch = (c0 / 8 + dt) * 2 + (t >> 1);
+            *reinterpret_cast<float2*>(stage + row * D + ((ch ^ ((row & 3) << 1)) << 2) + ((2 * t) & 3)) =
+                make_float2(dq[dt][2 * r] * p.scale, dq[dt][2 * r + 1] * p.scale);
+          }
       }
-      float* acc = p.dq_accum + (int64_t(b) * p.seq_q) * ldq + int64_t(h) * D;
+      __syncwarp();
+      constexpr int kChunks = D / 4;
+      float* acc = p.dq_accum + (int64_t(b) * p.seq_q + q0 + warp * 16) * ldq + int64_t(h) * D;
 #pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        const int qi = q0 + warp * 16 + g + r * 8;
-        if (qi >= p.seq_q) continue;
-        float* row = acc + int64_t(qi) * ldq + 2 * t;
-#pragma unroll
-        for (int dt = 0; dt < D / 8; ++dt) {
-          atomicAdd(row + dt * 8, dq[dt][2 * r] * p.scale);
-          atomicAdd(row + dt * 8 + 1, dq[dt][2 * r + 1] * p.scale);
-        }
+      for (int c = lane; c < 16 * kChunks; c += 32) {
+        const int row = c / kChunks, ch = c % kChunks;
+        if (q0 + warp * 16 + row >= p.seq_q) continue;
+        const float4 v = *reinterpret_cast<const float4*>(stage + row * D + ((ch ^ ((row & 3) << 1)) << 2));
+        red_add(acc + int64_t(row) * ldq + ch * 4, v);
       }
     }
-    __syncthreads();  // sdS and buffer `buf` are rewritten by the next step
   }
   cp_async_wait<0>();
   __syncthreads();
@@ -276,10 +344,8 @@ __global__ void __launch_bounds__(kThreads) attention_backward_kernel(const Args
       const int64_t off = (int64_t(b) * p.seq_kv + key) * ldk + int64_t(hk) * D + 2 * t;
 #pragma unroll
       for (int dt = 0; dt < D / 8; ++dt) {
-        atomicAdd(p.dk_accum + off + dt * 8, dk[dt][2 * r]);
-        atomicAdd(p.dk_accum + off + dt * 8 + 1, dk[dt][2 * r + 1]);
-        atomicAdd(p.dv_accum + off + dt * 8, dv[dt][2 * r]);
-        atomicAdd(p.dv_accum + off + dt * 8 + 1, dv[dt][2 * r + 1]);
+        red_add(p.dk_accum + off + dt * 8, dk[dt][2 * r], dk[dt][2 * r + 1]);
+        red_add(p.dv_accum + off + dt * 8, dv[dt][2 * r], dv[dt][2 * r + 1]);
       }
     }
     return;
@@ -303,8 +369,10 @@ void launch_backward(const Args& a, int batch, cudaStream_t stream) {
     return true;
   }();
   (void)configured;
-  const dim3 grid(unsigned((a.seq_kv + kBlockN - 1) / kBlockN), unsigned(a.heads_kv * (a.group / a.heads_per_cta)),
-                  unsigned(batch));
+  // Key blocks slowest (z): CTAs start in linear order, so the first key blocks, which the most queries
+  // see under the causal mask, start first and the light ones fill the tail.
+  const dim3 grid(unsigned(a.heads_kv * (a.group / a.heads_per_cta)), unsigned(batch),
+                  unsigned((a.seq_kv + kBlockN - 1) / kBlockN));
   kernel<<<grid, kThreads, kSmem, stream>>>(a);
   FW_CHECK_LAUNCH();
 }
@@ -351,15 +419,17 @@ void attention_backward(opbench::DType dt, const AttentionShape& s, const void* 
                    attn::aligned16(dk) && attn::aligned16(dv);
   const int batch = int(s.batch);
   const int64_t q_elems = s.batch * s.seq_q * s.heads_q * s.head_dim;
-  FW_CUDA_CHECK(cudaMemsetAsync(a.dq_accum, 0, std::size_t(q_elems) * sizeof(float), stream));
   dispatch_float(dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (!std::is_same<T, float>::value) {
       const int64_t rows = s.batch * s.seq_q * s.heads_q;
       if (rows > 0) {
-        attn::attention_delta_kernel<T><<<unsigned(ceil_div(rows * 32, 256)), 256, 0, stream>>>(
-            static_cast<const T*>(o), static_cast<const T*>(d_o), a.delta, rows, a.seq_q, a.heads_q, int(s.head_dim));
-        FW_CHECK_LAUNCH();
+        // Also clears the dQ accumulator.
+        const bool vec_delta = attn::aligned16(o) && attn::aligned16(d_o);
+        s.head_dim == 64
+            ? attn::launch_delta<T, 64>(a, static_cast<const T*>(o), static_cast<const T*>(d_o), rows, vec_delta, stream)
+            : attn::launch_delta<T, 128>(a, static_cast<const T*>(o), static_cast<const T*>(d_o), rows, vec_delta,
+                                         stream);
       }
       if (s.seq_kv > 0) {
         if (s.head_dim == 64) {
@@ -370,17 +440,10 @@ void attention_backward(opbench::DType dt, const AttentionShape& s, const void* 
               : attn::launch_backward<T, 128, false>(a, batch, stream);
         }
       }
-      if (q_elems > 0) {
-        const int64_t blocks = std::min<int64_t>(ceil_div(q_elems, 256), int64_t(sm_count()) * 16);
-        attn::attention_dq_kernel<T><<<unsigned(blocks), 256, 0, stream>>>(a.dq_accum, static_cast<T*>(dq), q_elems);
-        FW_CHECK_LAUNCH();
-      }
-      if (a.dk_accum && kv_elems > 0) {
-        const int64_t blocks = std::min<int64_t>(ceil_div(kv_elems, 256), int64_t(sm_count()) * 16);
-        attn::attention_dq_kernel<T><<<unsigned(blocks), 256, 0, stream>>>(a.dk_accum, static_cast<T*>(dk), kv_elems);
-        FW_CHECK_LAUNCH();
-        attn::attention_dq_kernel<T><<<unsigned(blocks), 256, 0, stream>>>(a.dv_accum, static_cast<T*>(dv), kv_elems);
-        FW_CHECK_LAUNCH();
+      attn::convert(a.dq_accum, static_cast<T*>(dq), q_elems, stream);
+      if (a.dk_accum) {
+        attn::convert(a.dk_accum, static_cast<T*>(dk), kv_elems, stream);
+        attn::convert(a.dv_accum, static_cast<T*>(dv), kv_elems, stream);
       }
     }
   });

@@ -36,6 +36,10 @@ __device__ __forceinline__ void cp_async16(void* dst, const void* src, bool vali
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src),
                "r"(valid ? 16 : 0));
 }
+// 4 bytes global -> shared (per-row fp32 statistics); src_bytes 0 zero-fills.
+__device__ __forceinline__ void cp_async4(void* dst, const void* src, bool valid) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_addr(dst)), "l"(src), "r"(valid ? 4 : 0));
+}
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int N>
 __device__ __forceinline__ void cp_async_wait() {
@@ -98,6 +102,16 @@ __device__ __forceinline__ void ldsm_x4_t(const void* p, uint32_t (&r)[4]) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                : "r"(smem_addr(p)));
+}
+
+// Fire-and-forget vector adds into global fp32 (sm_90: one L2 request for 8 or 16 contiguous bytes; no
+// value comes back, so the warp does not wait for it). 16- and 8-byte aligned addresses.
+__device__ __forceinline__ void red_add(float* p, float4 v) {
+  asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"l"(p), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w)
+               : "memory");
+}
+__device__ __forceinline__ void red_add(float* p, float a, float b) {
+  asm volatile("red.global.add.v2.f32 [%0], {%1, %2};\n" ::"l"(p), "f"(a), "f"(b) : "memory");
 }
 
 // d += a (16x16, row) * b (16x8, col), fp32 accumulators.
@@ -187,7 +201,7 @@ struct Args {
   int off;            // seq_kv - seq_q: query i sees keys j <= i + off (causal)
   bool causal;
   float scale;        // softmax scale
-  float scale_log2;   // scale * log2(e): scores in log2 units for exp2f
+  float scale_log2;   // scale * log2(e): scores in log2 units for ex2
 };
 
 // Host side, defined in attention_forward.cu.

@@ -87,6 +87,14 @@ inline void dispatch_float(DType dt, F&& f) {
   throw std::invalid_argument(std::string("unsupported dtype ") + opbench::dtype_name(dt));
 }
 
+constexpr float kLog2e = 1.4426950408889634f;
+// 2^x, MUFU.EX2 (rel. error ~2^-22; -inf -> 0; results below 2^-126 flush to 0).
+__device__ __forceinline__ float ex2(float x) {
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+
 __host__ __device__ constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // SM count of the current device, cached (launchers size persistent grids with it).

@@ -188,13 +188,6 @@ __device__ __forceinline__ float min_nan(float a, float b) {
   asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
   return r;
 }
-constexpr float kLog2e = 1.4426950408889634f;
-// 2^x, MUFU.EX2 (rel. error ~2^-22; -inf -> 0).
-__device__ __forceinline__ float ex2(float x) {
-  float r;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
-  return r;
-}
 
 // ----------------------------------------------------------------------------------------------------
 // Reduction states. Each reducer R provides
