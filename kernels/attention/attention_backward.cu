@@ -1,7 +1,8 @@
 // Causal grouped-query flash attention, backward (attention.hpp), FlashAttention-2 style on mma.sync.
 //
-// Three kernels after zeroing the fp32 dQ accumulator:
-//   1. delta:  D[b, h, i] = sum_d dO[i, d] * O[i, d] in fp32 (one warp per query row).
+// Three kernels:
+//   1. delta:  D[b, h, i] = sum_d dO[i, d] * O[i, d] in fp32 (D / 8 lanes per query row), lse in log2 units
+//              beside it, and the dQ accumulator cleared.
 //   2. main:   one CTA per (64 keys, kv head, batch), 4 warps each owning 16 keys. K and V stay in shared
 //              memory for the whole CTA; it loops over the query heads of the kv head's group and over the
 //              query blocks that see its keys (causal: from the block of the first query that sees key
@@ -10,14 +11,15 @@
 //              lse (no softmax pass), then dV += P^T dO, dP^T = V dO^T, dS^T = P^T (dP^T - D),
 //              dK += dS^T Q, all with P^T and dS^T kept in registers as mma operands. dQ needs the sum over
 //              all 64 keys, so dS^T goes through shared memory and each warp computes 16 query rows of
-//              dS K, added with fp32 atomics into the workspace. dK and dV are summed over the group's
-//              heads in registers and written once. The warp's dQ rows are staged in fp32 in the step's
-//              spent Q/dO buffer and added with 16-byte vector reds along whole rows: per-fragment scalar
-//              atomics cost 12 L2 requests per 32 floats and held L2 at 58-75% busy (ncu, 9b8aa20).
+//              dS K, staged in fp32 in the step's spent Q/dO buffer and added into the workspace with
+//              16-byte vector reds along whole rows (per-fragment scalar atomics cost 12 L2 requests per
+//              32 floats and held L2 58-75% busy: ncu, 9b8aa20). dK and dV are summed over the group's
+//              heads in registers and written once.
 //              CTAs are ordered heaviest first (causal: the first key blocks see the most queries), so
 //              the long ones do not start in the last wave.
-//   3. dq:     the fp32 accumulator rounded to the dtype.
-// Workspace: dQ accumulator [b, seq_q, heads_q, head_dim] fp32, then D [b, heads_q, seq_q] fp32.
+//   3. convert: the fp32 dQ accumulator rounded to the dtype (and dK, dV when the group was split).
+// Workspace: dQ accumulator [b, seq_q, heads_q, head_dim] fp32, D and lse in log2 units [b, heads_q, seq_q]
+// fp32, and the fp32 dK, dV sums when a group is split over CTAs.
 #include <algorithm>
 #include <cmath>
 
@@ -55,8 +57,7 @@ int heads_per_cta(const AttentionShape& s) {
 // D = rowsum(dO * O), and the dQ accumulator's row cleared (the same [b, i, h] row index): D / 8 lanes per
 // row, 8 elements a lane (16-byte loads when VEC).
 template <class T, int D, bool VEC>
-__global__ void attention_delta_kernel(const T* __restrict__ o, const T* __restrict__ d_o, float* __restrict__ delta,
-                                       float* __restrict__ dq_accum, int64_t rows, int seq_q, int heads_q) {
+__global__ void attention_delta_kernel(const T* __restrict__ o, const T* __restrict__ d_o, const Args p, int64_t rows) {
   constexpr int kLanes = D / 8;
   static_assert(32 % kLanes == 0, "a row's lanes within one warp");
   const int64_t tid = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -75,16 +76,19 @@ __global__ void attention_delta_kernel(const T* __restrict__ o, const T* __restr
 #pragma unroll
       for (int e = 0; e < 8; ++e) sum += to_float(a[e]) * to_float(g[e]);
     }
-    float4* z = reinterpret_cast<float4*>(dq_accum + row * D + c);
+    float4* z = reinterpret_cast<float4*>(p.dq_accum + row * D + c);
     z[0] = z[1] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
   }
 #pragma unroll
   for (int off = kLanes / 2; off > 0; off >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, off);
   if (row < rows && c == 0) {
-    const int h = int(row % heads_q);
-    const int64_t bi = row / heads_q;  // b * seq_q + i
-    const int64_t b = bi / seq_q, i = bi % seq_q;
-    delta[(b * heads_q + h) * seq_q + i] = sum;
+    const int h = int(row % p.heads_q);
+    const int64_t bi = row / p.heads_q;  // b * seq_q + i
+    const int64_t b = bi / p.seq_q, i = bi % p.seq_q;
+    const int64_t r = (b * p.heads_q + h) * p.seq_q + i;
+    p.delta[r] = sum;
+    const float lse = p.lse_in[r];
+    p.lse_log2[r] = lse == -INFINITY ? 0.0f : lse * kLog2e;  // a row that sees no key is masked; 0 keeps ex2 finite
   }
 }
 
@@ -92,10 +96,9 @@ template <class T, int D>
 void launch_delta(const Args& a, const T* o, const T* d_o, int64_t rows, bool vec, cudaStream_t stream) {
   const unsigned blocks = unsigned(ceil_div(rows * (D / 8), 256));
   if (vec) {
-    attention_delta_kernel<T, D, true><<<blocks, 256, 0, stream>>>(o, d_o, a.delta, a.dq_accum, rows, a.seq_q, a.heads_q);
+    attention_delta_kernel<T, D, true><<<blocks, 256, 0, stream>>>(o, d_o, a, rows);
   } else {
-    attention_delta_kernel<T, D, false><<<blocks, 256, 0, stream>>>(o, d_o, a.delta, a.dq_accum, rows, a.seq_q,
-                                                                    a.heads_q);
+    attention_delta_kernel<T, D, false><<<blocks, 256, 0, stream>>>(o, d_o, a, rows);
   }
   FW_CHECK_LAUNCH();
 }
@@ -137,7 +140,7 @@ __global__ void __launch_bounds__(kThreads) attention_backward_kernel(const Args
   T* sV = sK + kBlockN * D;
   T* sQdO = sV + kBlockN * D;       // [2 buffers][Q, dO][kBlockM * D]; a spent buffer stages dQ in fp32
   T* sdS = sQdO + 4 * kBlockM * D;  // [kBlockN keys][kBlockM queries]
-  float* sLse = reinterpret_cast<float*>(sdS + kBlockN * kBlockM);  // [2][kBlockM]
+  float* sLse = reinterpret_cast<float*>(sdS + kBlockN * kBlockM);  // [2][kBlockM], log2 units
   float* sDel = sLse + 2 * kBlockM;                                 // [2][kBlockM]
 
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
@@ -168,7 +171,7 @@ __global__ void __launch_bounds__(kThreads) attention_backward_kernel(const Args
     // here held two warps a global latency every step. Rows past seq_q read 0.
     static_assert(kThreads == 2 * kBlockM, "one thread per row and statistic");
     const int j = tid % kBlockM, i = q0 + j;
-    const float* src = tid < kBlockM ? p.lse_in : p.delta;
+    const float* src = tid < kBlockM ? p.lse_log2 : p.delta;
     float* dst_stat = (tid < kBlockM ? sLse : sDel) + buf * kBlockM + j;
     cp_async4(dst_stat, i < p.seq_q ? src + (int64_t(b) * p.heads_q + h) * p.seq_q + i : src, i < p.seq_q);
   };
@@ -218,9 +221,7 @@ __global__ void __launch_bounds__(kThreads) attention_backward_kernel(const Args
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         const int qc = nt * 8 + 2 * t + (e & 1);
-        // lse in log2 units; a row that sees no key (lse = -inf) is masked below, 0 keeps exp2 finite.
-        const float lse = lse_s[qc];
-        float pv = ex2(fmaf(st[nt][e], p.scale_log2, lse == -INFINITY ? 0.0f : -lse * kLog2e));
+        float pv = ex2(fmaf(st[nt][e], p.scale_log2, -lse_s[qc]));
         if (edge) {
           const int key = key_a + (e >> 1) * 8, qi = q0 + qc;
           if (key >= p.seq_kv || qi >= p.seq_q || (p.causal && key > qi + p.off)) pv = 0.0f;
@@ -382,7 +383,7 @@ void launch_backward(const Args& a, int batch, cudaStream_t stream) {
 
 std::size_t attention_backward_workspace_bytes(const AttentionShape& s) {
   attn::check_shape(s);
-  return attn::dq_accum_bytes(s) + attn::delta_bytes(s) + 2 * attn::dkv_accum_bytes(s);
+  return attn::dq_accum_bytes(s) + 2 * attn::delta_bytes(s) + 2 * attn::dkv_accum_bytes(s);
 }
 
 void attention_backward(opbench::DType dt, const AttentionShape& s, const void* q, const void* k, const void* v,
@@ -408,10 +409,11 @@ void attention_backward(opbench::DType dt, const AttentionShape& s, const void* 
   a.dq_accum = static_cast<float*>(workspace);
   char* ws = static_cast<char*>(workspace);
   a.delta = reinterpret_cast<float*>(ws + attn::dq_accum_bytes(s));
+  a.lse_log2 = reinterpret_cast<float*>(ws + attn::dq_accum_bytes(s) + attn::delta_bytes(s));
   a.heads_per_cta = attn::heads_per_cta(s);
   const int64_t kv_elems = s.batch * s.seq_kv * s.heads_kv * s.head_dim;
   if (a.heads_per_cta < a.group) {
-    a.dk_accum = reinterpret_cast<float*>(ws + attn::dq_accum_bytes(s) + attn::delta_bytes(s));
+    a.dk_accum = reinterpret_cast<float*>(ws + attn::dq_accum_bytes(s) + 2 * attn::delta_bytes(s));
     a.dv_accum = reinterpret_cast<float*>(reinterpret_cast<char*>(a.dk_accum) + attn::dkv_accum_bytes(s));
     FW_CUDA_CHECK(cudaMemsetAsync(a.dk_accum, 0, 2 * attn::dkv_accum_bytes(s), stream));
   }

@@ -195,6 +195,7 @@ struct Args {
   float* lse_out;
   float* dq_accum;
   float* delta;
+  float* lse_log2;  // backward: lse * log2(e) per (b, h, i), -inf -> 0 (the delta kernel writes it)
   float *dk_accum, *dv_accum;  // backward with the group's heads split over CTAs: fp32 sums; else null
   int heads_per_cta;           // backward: query heads of the group one CTA loops over
   int seq_q, seq_kv, heads_q, heads_kv, group;
