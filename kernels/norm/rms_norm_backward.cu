@@ -131,12 +131,19 @@ __global__ void __launch_bounds__(kThreads, VEC > 1 && NV * VEC <= 8 ? 2 : 1)
   }
 
   float* out = partials + int64_t(blockIdx.x) * cols;
-  if (rpb == 1) {
+  if (rpb == 1) {  // 16-byte stores: scalar ones spread each warp store over 32 sectors (ncu: 4x the L2 bytes)
 #pragma unroll
     for (int i = 0; i < NV; ++i)
-      if (col(i) < cols)
+      if (col(i) < cols) {
+        if constexpr (VEC % 4 == 0) {
 #pragma unroll
-        for (int j = 0; j < VEC; ++j) out[col(i) + j] = acc[i][j];
+          for (int j = 0; j < VEC; j += 4)
+            *reinterpret_cast<float4*>(out + col(i) + j) = make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
+        } else {
+#pragma unroll
+          for (int j = 0; j < VEC; ++j) out[col(i) + j] = acc[i][j];
+        }
+      }
     return;
   }
   // Slots add their columns into shared memory one after another (fixed order: deterministic).
