@@ -6,6 +6,8 @@
 //     rows not 16-byte aligned
 //   fp32, M <= 16, batch 1                -> skinny streaming kernel (gemm_skinny.cu)
 //   fp32                                  -> SIMT kernel (gemm_simt.cu)
+//   fp16/bf16, B[K,N], M = 1, batch 1,    -> streaming kernel, split-K over a cluster (gemv_sm90.cu)
+//     N >= 2048, K >= 1024, cc 9.0
 //   fp16/bf16, cc 9.0, tensor-map rules   -> TMA + wgmma kernel (gemm_sm90.cu), tile config by size
 //   fp16/bf16 otherwise                   -> mma.sync kernel (gemm_mma.cu)
 //   K == 0                                -> C = bias (or 0)
@@ -95,7 +97,7 @@ detail::GemmArgs make_args(DType dt, GemmLayout bl, const void* A, const void* B
 }
 
 // The path a call takes (see the table at the top of this file and matmul.hpp).
-enum class Path { empty, fill_bias, skinny, sm90, sm90_transposed_b, mma, simt };
+enum class Path { empty, fill_bias, skinny, gemv, sm90, sm90_transposed_b, mma, simt };
 
 Path choose(const detail::GemmArgs& a, bool allow_tf32) {
   if (a.batch == 0 || a.M == 0 || a.N == 0) return Path::empty;
@@ -109,6 +111,7 @@ Path choose(const detail::GemmArgs& a, bool allow_tf32) {
   }
   if (detail::skinny_supported(a)) return Path::skinny;
   if (a.dt == DType::f32) return Path::simt;
+  if (detail::gemv_supported(a)) return Path::gemv;
   if (detail::sm90_supported(a)) return Path::sm90;
   return Path::mma;
 }
@@ -122,6 +125,7 @@ void gemm(DType dt, GemmLayout b_layout, const void* A, const void* B, const voi
     case Path::empty: return;
     case Path::fill_bias: return detail::gemm_fill_bias(a, stream);
     case Path::skinny: return detail::gemm_skinny(a, stream);
+    case Path::gemv: return detail::gemm_gemv(a, stream);
     case Path::sm90: return detail::gemm_sm90(a, detail::sm90_pick(a), stream);
     case Path::sm90_transposed_b: {
       detail::GemmArgs t = a;
@@ -143,6 +147,7 @@ std::string gemm_path(DType dt, GemmLayout b_layout, const void* A, const void* 
     case Path::empty: return "empty";
     case Path::fill_bias: return "fill_bias";
     case Path::skinny: return "skinny_f32";
+    case Path::gemv: return "gemv_kn cluster split-K";
     case Path::sm90: return "sm90_tma_wgmma" + tf32 + " " + detail::sm90_config_name(detail::sm90_pick(a));
     case Path::sm90_transposed_b:
       return "transpose_b + sm90_tma_wgmma_tf32 " + std::string(detail::sm90_config_name(detail::sm90_pick(a)));

@@ -1,4 +1,4 @@
-// Device helpers shared by the GEMM kernels (gemm_mma.cu, gemm_simt.cu, gemm_sm90.cu): shared-memory
+// Device helpers shared by the GEMM kernels (gemm_mma.cu, gemm_simt.cu, gemm_sm90.cu, gemv_sm90.cu): shared-memory
 // addresses, cp.async copies (sm_80+), and the epilogue's paired store.
 #pragma once
 #include <cstdint>

@@ -55,6 +55,10 @@ void gemm_mma(const GemmArgs& a, cudaStream_t s);
 bool skinny_supported(const GemmArgs& a);
 void gemm_skinny(const GemmArgs& a, cudaStream_t s);
 
+// ---- fp16/bf16 decode GEMV with B as [K, N] (M = 1, batch 1, cc 9.0), gemv_sm90.cu -----------------------
+bool gemv_supported(const GemmArgs& a);
+void gemm_gemv(const GemmArgs& a, cudaStream_t s);
+
 // ---- fp32 SIMT, gemm_simt.cu -------------------------------------------------------------------------
 bool simt_vector_ok(const GemmArgs& a);  // 16-byte copies of B[K, N] possible
 // Tile configurations (index: see simt_config_name, e.g. "128x128/8x16": block tile / thread tile).

@@ -13,6 +13,9 @@
 //   fp32              SIMT kernel, warp-tiled (gemm_simt.cu): the tile configuration by problem size
 //                     (simt_pick), double-buffered shared memory, 16-byte loads when the rows allow it,
 //                     split-K when one problem has too few tiles to fill the GPU.
+//   fp16/bf16, B[K,N], M = 1, batch 1, N >= 2048, K >= 1024, 16-byte aligned, cc 9.0: a stream over B
+//                     split along K over a cluster of 8 CTAs, summed in distributed shared memory
+//                     (gemv_sm90.cu).
 //   fp16/bf16, cc 9.0 TMA + wgmma kernel (gemm_sm90.cu), warp-specialized and persistent, when
 //                     the tensor-map rules hold: A, B 16-byte aligned, K % 8 == 0, and for B as [K,N]
 //                     also N % 8 == 0 (every row stride a multiple of 16 bytes). M, N, K need not be

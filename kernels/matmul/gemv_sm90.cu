@@ -1,0 +1,193 @@
+// fp16/bf16 decode GEMV with B as [K, N] (matmul, M = 1, batch 1) on Hopper: y = x @ B (+ bias) is a
+// stream over B (K x N 16-bit elements) with one multiply-add per element, so the floor is reading B once:
+// {1, 4096, 4096} moves 32 MiB -> ~11 us at ~3.0 TB/s. The wgmma kernel spends 64-row tiles on one row
+// and gives 64 CTAs for 132 SMs there (20.4 us, cuBLAS 13.7 us: report 20261124-130315).
+//
+// One CTA per 256 columns and eighth (quarter, half) of K: a cluster of 8 (4, 2) CTAs along K. Each lane owns 8 adjacent
+// columns (16-byte chunks of B) and its warp a slice of the CTA's K range; B's rows reach shared memory
+// through cp.async, 8 rows a group and three groups in flight a lane (up to 384 bytes a lane, 96 KiB a
+// CTA, two CTAs an SM), with x's 8 values a group read as a 16-byte broadcast load. The 8 warps' sums meet in shared
+// memory, the 8 CTAs' in distributed shared memory (each CTA adds one 32-column slice over the cluster
+// and writes it): no atomics, no zeroed buffer, no second pass.
+// Grid: ceil(N / 256) x CL CTAs (128 for N = 4096), CL the most that keeps it within two CTAs an SM.
+#include <cooperative_groups.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+
+#include "kernels/common/check.hpp"
+#include "kernels/common/types.cuh"
+#include "kernels/matmul/gemm_common.cuh"
+#include "kernels/matmul/gemm_detail.hpp"
+
+namespace fw::gemv {
+
+constexpr int kThreads = 256;
+constexpr int kWarps = kThreads / 32;
+constexpr int kCols = 32 * 8;              // columns per CTA: a warp's 32 lanes x 8
+constexpr int kBatch = 8;                  // rows of B per cp.async group of a lane
+constexpr int kStages = 3;                 // groups in flight: the next two load while one is used
+constexpr int kKStep = kWarps * kBatch;    // a CTA's K range is a multiple of this
+// Dynamic shared memory: each lane's ring of 16-byte chunks, [warp][stage][row][lane] (96 KiB: two CTAs
+// an SM, so that the 16 clusters of N = 4096 fit the GPCs in one wave).
+constexpr int kRingBytes = kWarps * kStages * kBatch * 32 * 16;
+
+namespace cg = cooperative_groups;
+
+// Eight 16-bit values held in registers (one 16-byte load) to fp32, a 32-bit word at a time.
+template <class T>
+__device__ __forceinline__ void unpack8(const uint4 u, float (&f)[8]) {
+  const uint32_t w[4] = {u.x, u.y, u.z, u.w};
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    if constexpr (std::is_same<T, __half>::value) {
+      const float2 p = __half22float2(*reinterpret_cast<const __half2*>(&w[i]));
+      f[2 * i] = p.x, f[2 * i + 1] = p.y;
+    } else {
+      f[2 * i] = __uint_as_float(w[i] << 16);  // bf16 is the top half of an fp32
+      f[2 * i + 1] = __uint_as_float(w[i] & 0xffff0000u);
+    }
+  }
+}
+
+// CL: CTAs along K in a cluster (2, 4 or 8), summed through distributed shared memory.
+template <class T, int CL>
+__global__ void __cluster_dims__(1, CL, 1) __launch_bounds__(kThreads)
+    k_gemv_kn(const T* __restrict__ x, const T* __restrict__ B, const T* __restrict__ bias, T* __restrict__ y, int N,
+              int K, int k_per_cta) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  extern __shared__ uint4 ring[];
+  __shared__ __align__(16) float part[kWarps][kCols];
+  __shared__ float total[kCols];
+  const int warp = int(threadIdx.x) >> 5, lane = int(threadIdx.x) & 31;
+  const int col = int(blockIdx.x) * kCols + lane * 8;
+  const int per_warp = k_per_cta / kWarps;
+  const int k_begin = int(blockIdx.y) * k_per_cta + warp * per_warp;
+  const int k_end = min(K, k_begin + per_warp);
+  const int batches = k_end > k_begin ? (k_end - k_begin + kBatch - 1) / kBatch : 0;
+  uint4* my = ring + warp * kStages * kBatch * 32 + lane;  // + (stage * kBatch + row) * 32
+
+  // Rows of B stream through shared memory with cp.async: register loads were interleaved with their
+  // multiply-adds by the compiler (two rows in flight a lane; ncu 58% of DRAM bandwidth). Each lane reads
+  // back only the chunks it copied itself, so the group wait is the only synchronisation. Rows past the
+  // warp's range re-read its last row and get a zero weight.
+  auto issue = [&](int j) {
+    const int k0 = k_begin + j * kBatch;
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u)
+      gemm_dev::cp_async<16>(my + ((j % kStages) * kBatch + u) * 32, B + int64_t(min(k0 + u, k_end - 1)) * N + col);
+  };
+  float acc[8];
+#pragma unroll
+  for (int e = 0; e < 8; ++e) acc[e] = 0.0f;
+  if (col < N && batches > 0) {
+#pragma unroll
+    for (int j = 0; j < kStages - 1; ++j) {
+      if (j < batches) issue(j);
+      gemm_dev::cp_async_commit();
+    }
+    for (int j = 0; j < batches; ++j) {
+      if (j + kStages - 1 < batches) issue(j + kStages - 1);
+      gemm_dev::cp_async_commit();
+      // x[k0 .. k0 + 7] while the batch lands: k0 is a multiple of 8 (K % 8 == 0 here); past K reads 0.
+      const int k0 = k_begin + j * kBatch;
+      float a[kBatch];
+#pragma unroll
+      for (int h = 0; h < kBatch / 8; ++h) {
+        const uint4 raw =
+            k0 + 8 * h < K ? __ldg(reinterpret_cast<const uint4*>(x + k0 + 8 * h)) : make_uint4(0u, 0u, 0u, 0u);
+        float f[8];
+        unpack8<T>(raw, f);
+#pragma unroll
+        for (int e = 0; e < 8; ++e) a[8 * h + e] = k0 + 8 * h + e < k_end ? f[e] : 0.0f;
+      }
+      gemm_dev::cp_async_wait<kStages - 1>();
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+        float f[8];
+        const uint4 v = my[((j % kStages) * kBatch + u) * 32];  // one 16-byte shared load
+        unpack8<T>(v, f);
+#pragma unroll
+        for (int e = 0; e < 8; ++e) acc[e] = fmaf(a[u], f[e], acc[e]);
+      }
+    }
+  }
+
+  // The warps' sums per column, then the cluster's CTAs' sums per column.
+  float4* dst = reinterpret_cast<float4*>(&part[warp][lane * 8]);
+  dst[0] = make_float4(acc[0], acc[1], acc[2], acc[3]);
+  dst[1] = make_float4(acc[4], acc[5], acc[6], acc[7]);
+  __syncthreads();
+  if (threadIdx.x < kCols) {
+    float s = 0.0f;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) s += part[w][threadIdx.x];
+    total[threadIdx.x] = s;
+  }
+  cg::cluster_group cluster = cg::this_cluster();
+  cluster.sync();
+  constexpr int kSlice = kCols / CL;
+  if (threadIdx.x < kSlice) {
+    const int c = int(cluster.block_rank()) * kSlice + int(threadIdx.x), n = int(blockIdx.x) * kCols + c;
+    float s = 0.0f;
+#pragma unroll
+    for (int q = 0; q < CL; ++q) s += *cluster.map_shared_rank(&total[c], q);
+    if (n < N) y[n] = from_float<T>(bias ? s + to_float(bias[n]) : s);
+  }
+  cluster.sync();  // no CTA leaves while another still reads its shared memory
+#endif
+}
+
+template <class T, int CL>
+void launch(dim3 grid, const T* x, const T* B, const T* bias, T* y, int N, int K, int k_per_cta, cudaStream_t s) {
+  static const bool configured = [] {  // once per instantiation: each kernel has its own attributes
+    FW_CUDA_CHECK(cudaFuncSetAttribute(k_gemv_kn<T, CL>, cudaFuncAttributeMaxDynamicSharedMemorySize, kRingBytes));
+    return true;
+  }();
+  (void)configured;
+  k_gemv_kn<T, CL><<<grid, kThreads, kRingBytes, s>>>(x, B, bias, y, N, K, k_per_cta);
+  FW_CHECK_LAUNCH();
+}
+
+}  // namespace fw::gemv
+
+namespace fw::detail {
+
+bool gemv_supported(const GemmArgs& a) {
+  if (a.dt != DType::f16 && a.dt != DType::bf16) return false;
+  if (a.b_layout != GemmLayout::kn || a.batch != 1 || a.M != 1) return false;
+  // Enough columns for 64+ CTAs and enough K for every warp to stream: else the wgmma kernel.
+  if (a.N < 2048 || a.K < 1024 || a.N % 8 != 0 || a.K % 8 != 0 || a.N > INT32_MAX || a.K > INT32_MAX) return false;
+  if ((reinterpret_cast<uintptr_t>(a.A) & 15) || (reinterpret_cast<uintptr_t>(a.B) & 15)) return false;
+  const DeviceInfo& dev = current_device_info();
+  return dev.cc_major == 9 && dev.cc_minor == 0;  // the kernels are built for sm_90a only
+}
+
+void gemm_gemv(const GemmArgs& a, cudaStream_t s) {
+  using namespace fw::gemv;
+  FW_REQUIRE(gemv_supported(a), "the gemv path takes fp16/bf16, B as [K, N], batch 1, M = 1");
+  const int N = int(a.N), K = int(a.K);
+  // The most CTAs along K (8, 4 or 2) that keep the grid within two CTAs an SM: one wave (N = 4096 takes
+  // 8, N = 11008 4: with 8 its 43 clusters ran in two waves, 0.79x of cuBLAS).
+  const int64_t tiles = ceil_div(N, kCols), slots = 2 * int64_t(current_device_info().sms);
+  const int cl = tiles * 8 <= slots ? 8 : tiles * 4 <= slots ? 4 : 2;
+  const int k_per_cta = int(ceil_div(ceil_div(K, cl), kKStep) * kKStep);
+  const dim3 grid{unsigned(tiles), unsigned(cl)};
+  dispatch_float(a.dt, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (!std::is_same<T, float>::value) {
+      const T* A = static_cast<const T*>(a.A);
+      const T* B = static_cast<const T*>(a.B);
+      const T* bias = static_cast<const T*>(a.bias);
+      T* C = static_cast<T*>(a.C);
+      if (cl == 8) gemv::launch<T, 8>(grid, A, B, bias, C, N, K, k_per_cta, s);
+      if (cl == 4) gemv::launch<T, 4>(grid, A, B, bias, C, N, K, k_per_cta, s);
+      if (cl == 2) gemv::launch<T, 2>(grid, A, B, bias, C, N, K, k_per_cta, s);
+    }
+  });
+}
+
+}  // namespace fw::detail
