@@ -7,7 +7,7 @@
 // of dw (fp32) in registers across rows; x and dy of a row are read once into registers (the loads of
 // the block's next row are issued before this row's reduction, so they are in flight across its
 // barrier), the two sums (x^2 and dy*w*x) are reduced together, dx is written. At the end the block's
-// rows are combined in shared memory in slot order and the block writes its fp32 partial dw row
+// rows are combined in shared memory in slot order (one barrier) and the block writes its fp32 partial dw row
 // [G, cols] to the workspace; a second kernel sums the G partials per column in a fixed order and rounds
 // once (deterministic: G depends only on the shape and the GPU's occupancy).
 // Looped path (longer rows): one block per row at a time, two passes over the row, element by element,
@@ -45,7 +45,7 @@ template <class T, int VEC, int NV>
 __global__ void __launch_bounds__(kThreads, VEC > 1 && NV * VEC <= 8 ? 2 : 1)
     rms_bwd_cached_kernel(const T* x, const T* __restrict__ w, const T* dy, T* dx, float* __restrict__ partials,
                           int64_t rows, int cols, int tpr, float eps) {
-  extern __shared__ float combine[];  // [cols] when a block holds several rows
+  extern __shared__ float combine[];  // [rows a block][cols] when a block holds several rows
   __shared__ Sums red[2][kThreads / 32];
   const int rpb = kThreads / tpr;
   const int slot = int(threadIdx.x) / tpr, t = int(threadIdx.x) % tpr;
@@ -146,18 +146,20 @@ __global__ void __launch_bounds__(kThreads, VEC > 1 && NV * VEC <= 8 ? 2 : 1)
       }
     return;
   }
-  // Slots add their columns into shared memory one after another (fixed order: deterministic).
-  for (int sl = 0; sl < rpb; ++sl) {
-    if (slot == sl) {
+  // Each slot's columns into its own shared row, one barrier, then a thread per column adds the rows in
+  // slot order (deterministic; the same sums as adding slot by slot, which took a barrier a slot: 16 at
+  // 256 columns).
 #pragma unroll
-      for (int i = 0; i < NV; ++i)
-        if (col(i) < cols)
+  for (int i = 0; i < NV; ++i)
+    if (col(i) < cols)
 #pragma unroll
-          for (int j = 0; j < VEC; ++j) combine[col(i) + j] = sl == 0 ? acc[i][j] : combine[col(i) + j] + acc[i][j];
-    }
-    __syncthreads();
+      for (int j = 0; j < VEC; ++j) combine[slot * cols + col(i) + j] = acc[i][j];
+  __syncthreads();
+  for (int c = int(threadIdx.x); c < cols; c += kThreads) {
+    float s = 0.f;
+    for (int sl = 0; sl < rpb; ++sl) s += combine[sl * cols + c];
+    out[c] = s;
   }
-  for (int c = int(threadIdx.x); c < cols; c += kThreads) out[c] = combine[c];
 }
 
 // Rows too long for registers: block b takes rows b, b + G, ...; pass 1 reduces, pass 2 writes dx and
@@ -243,7 +245,7 @@ int64_t launch_cached(int nv, const T* x, const T* w, const T* dy, T* dx, float*
     if (nv > NV) return launch_cached<T, VEC, NV * 2>(nv, x, w, dy, dx, partials, rows, cols, tpr, eps, stream);
     auto* kernel = rms_bwd_cached_kernel<T, VEC, NV>;
     const int rpb = kThreads / tpr;
-    const std::size_t smem = rpb > 1 ? std::size_t(cols) * sizeof(float) : 0;
+    const std::size_t smem = rpb > 1 ? std::size_t(rpb) * std::size_t(cols) * sizeof(float) : 0;  // <= 32 KiB
     // Occupancy depends on smem (cols) only: asked once per value, not per call.
     static std::size_t known_smem = ~std::size_t(0);
     static int64_t known_resident = 0;
