@@ -6,6 +6,7 @@
 // Figures here are sanity bounds, not speed targets. Skipped, with the reason, without a CUDA GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -157,9 +158,13 @@ TEST_F(Timing, CleanFlushLeavesNoInputsAndNoDirtyLines) {
       (mode == 0 ? warm : mode == 1 ? after_clean : after_dirty).push_back(ev.elapsed_ms());
     }
   }
-  const double w = median_of(warm), c = median_of(after_clean), d = median_of(after_dirty);
-  std::printf("read of %.1f MiB: warm %.4f ms, after clean flush %.4f ms, after write-only flush %.4f ms\n",
-              bytes / 1048576.0, w, c, d);
+  // The fastest of each 60: noise only adds time, and the warm reads' median swung from 6.4 to 13.3 us
+  // between runs on one H100 (some samples found part of the data evicted) while the minima held.
+  auto fastest = [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); };
+  const double w = fastest(warm), c = fastest(after_clean), d = fastest(after_dirty);
+  std::printf("read of %.1f MiB (fastest of 60; median): warm %.4f (%.4f) ms, after clean flush %.4f (%.4f) ms, "
+              "after write-only flush %.4f (%.4f) ms\n",
+              bytes / 1048576.0, w, median_of(warm), c, median_of(after_clean), d, median_of(after_dirty));
   EXPECT_LT(w, c);
   EXPECT_LT(c, d);
 }
