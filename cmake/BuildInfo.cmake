@@ -1,9 +1,11 @@
 # Run at build time (cmake -P): writes OUT (a .cpp defining opbench::build_commit()) when the commit the
 # tree is at, or its dirty state, has changed since the last build. Inputs: SRC (the source tree), OUT,
-# and optionally COMMIT_OVERRIDE (OPBENCH_GIT_COMMIT at configure time, for exported trees without .git).
+# and the environment variable OPBENCH_GIT_COMMIT, read here at build time (for exported trees without
+# .git). Passing it as -D on the command line froze it at configure time: a build dir configured with one
+# value stamped every later build with it (reports of d0cd686 said "wip").
 set(commit "unknown")
-if(COMMIT_OVERRIDE)
-  set(commit "${COMMIT_OVERRIDE}")
+if(DEFINED ENV{OPBENCH_GIT_COMMIT} AND NOT "$ENV{OPBENCH_GIT_COMMIT}" STREQUAL "")
+  set(commit "$ENV{OPBENCH_GIT_COMMIT}")
 else()
   execute_process(COMMAND git -C "${SRC}" rev-parse --short=12 HEAD OUTPUT_VARIABLE head
                   RESULT_VARIABLE rc OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)

@@ -6,7 +6,7 @@
 namespace opbench {
 
 // "67ba302a1b2c", with "-dirty" when tracked files differed from that commit at build time; the value of
-// OPBENCH_GIT_COMMIT at configure/build time for trees without .git; "unknown" otherwise.
+// OPBENCH_GIT_COMMIT in the build's environment (trees without .git) takes precedence; "unknown" otherwise.
 const char* build_commit();
 
 }  // namespace opbench
