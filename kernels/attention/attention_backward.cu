@@ -107,11 +107,14 @@ void launch_delta(const Args& a, const T* o, const T* d_o, int64_t rows, bool ve
 // step (a 16-byte store when VEC: `out` 16-byte aligned).
 template <class T, bool VEC>
 __global__ void attention_convert_kernel(const float* __restrict__ acc, T* __restrict__ out, int64_t n) {
-  for (int64_t i = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) * 8; i < n; i += int64_t(gridDim.x) * blockDim.x * 8) {
+  for (int64_t i = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) * 8; i < n;
+       i += int64_t(gridDim.x) * blockDim.x * 8) {
     const float4 lo = *reinterpret_cast<const float4*>(acc + i), hi = *reinterpret_cast<const float4*>(acc + i + 4);
     Packet<T, 8> p;
-    p.v[0] = from_float<T>(lo.x), p.v[1] = from_float<T>(lo.y), p.v[2] = from_float<T>(lo.z), p.v[3] = from_float<T>(lo.w);
-    p.v[4] = from_float<T>(hi.x), p.v[5] = from_float<T>(hi.y), p.v[6] = from_float<T>(hi.z), p.v[7] = from_float<T>(hi.w);
+    p.v[0] = from_float<T>(lo.x), p.v[1] = from_float<T>(lo.y);
+    p.v[2] = from_float<T>(lo.z), p.v[3] = from_float<T>(lo.w);
+    p.v[4] = from_float<T>(hi.x), p.v[5] = from_float<T>(hi.y);
+    p.v[6] = from_float<T>(hi.z), p.v[7] = from_float<T>(hi.w);
     if constexpr (VEC) {
       store_packet(out + i, p);
     } else {
@@ -428,10 +431,10 @@ void attention_backward(opbench::DType dt, const AttentionShape& s, const void* 
       if (rows > 0) {
         // Also clears the dQ accumulator.
         const bool vec_delta = attn::aligned16(o) && attn::aligned16(d_o);
-        s.head_dim == 64
-            ? attn::launch_delta<T, 64>(a, static_cast<const T*>(o), static_cast<const T*>(d_o), rows, vec_delta, stream)
-            : attn::launch_delta<T, 128>(a, static_cast<const T*>(o), static_cast<const T*>(d_o), rows, vec_delta,
-                                         stream);
+        const T* ot = static_cast<const T*>(o);
+        const T* dot = static_cast<const T*>(d_o);
+        s.head_dim == 64 ? attn::launch_delta<T, 64>(a, ot, dot, rows, vec_delta, stream)
+                         : attn::launch_delta<T, 128>(a, ot, dot, rows, vec_delta, stream);
       }
       if (s.seq_kv > 0) {
         if (s.head_dim == 64) {

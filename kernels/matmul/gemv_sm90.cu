@@ -3,12 +3,12 @@
 // {1, 4096, 4096} moves 32 MiB -> ~11 us at ~3.0 TB/s. The wgmma kernel spends 64-row tiles on one row
 // and gives 64 CTAs for 132 SMs there (20.4 us, cuBLAS 13.7 us: report 20261124-130315).
 //
-// One CTA per 256 columns and eighth (quarter, half) of K: a cluster of 8 (4, 2) CTAs along K. Each lane owns 8 adjacent
-// columns (16-byte chunks of B) and its warp a slice of the CTA's K range; B's rows reach shared memory
-// through cp.async, 8 rows a group and three groups in flight a lane (up to 384 bytes a lane, 96 KiB a
-// CTA, two CTAs an SM), with x's 8 values a group read as a 16-byte broadcast load. The 8 warps' sums meet in shared
-// memory, the 8 CTAs' in distributed shared memory (each CTA adds one 32-column slice over the cluster
-// and writes it): no atomics, no zeroed buffer, no second pass.
+// One CTA per 256 columns and eighth (quarter, half) of K: a cluster of CL = 8 (4, 2) CTAs along K.
+// Each lane owns 8 adjacent columns (16-byte chunks of B) and its warp a slice of the CTA's K range; B's
+// rows reach shared memory through cp.async, 8 rows a group and three groups in flight a lane (up to 384
+// bytes a lane, 96 KiB a CTA, two CTAs an SM), with x's 8 values a group read as one 16-byte broadcast
+// load. The 8 warps' sums meet in shared memory, the CL CTAs' in distributed shared memory (each CTA adds
+// one 256 / CL-column slice over the cluster and writes it): no atomics, no zeroed buffer, no second pass.
 // Grid: ceil(N / 256) x CL CTAs (128 for N = 4096), CL the most that keeps it within two CTAs an SM.
 #include <cooperative_groups.h>
 #include <cuda_bf16.h>

@@ -1,15 +1,15 @@
 // rms_norm backward (norm.hpp): with r = 1 / sqrt(mean(x^2) + eps) and c = mean(dy * w * x) per row,
 //   dx = r * (dy * w) - x * r^3 * c,   dw = sum over rows of dy * x * r.
 //
-// Cached path (cols <= 16 elements per thread x 512 threads, 8 when unaligned): tpr threads per row (a power of two, 32 to
-// 512, about one 16-byte vector each), 512 / tpr rows per 512-thread block, a persistent grid of G blocks
-// walking the rows. Each thread keeps its columns fixed for the whole run, so it holds w and its share
-// of dw (fp32) in registers across rows; x and dy of a row are read once into registers (the loads of
-// the block's next row are issued before this row's reduction, so they are in flight across its
-// barrier), the two sums (x^2 and dy*w*x) are reduced together, dx is written. At the end the block's
-// rows are combined in shared memory in slot order (one barrier) and the block writes its fp32 partial dw row
-// [G, cols] to the workspace; a second kernel sums the G partials per column in a fixed order and rounds
-// once (deterministic: G depends only on the shape and the GPU's occupancy).
+// Cached path (cols <= 16 elements per thread x 512 threads, 8 when unaligned): tpr threads per row (a
+// power of two, 32 to 512, about one 16-byte vector each), 512 / tpr rows per 512-thread block, a
+// persistent grid of G blocks walking the rows. Each thread keeps its columns fixed for the whole run, so
+// it holds w and its share of dw (fp32) in registers across rows; x and dy of a row are read once into
+// registers (the loads of the block's next row are issued before this row's reduction, so they are in
+// flight across its barrier), the two sums (x^2 and dy*w*x) are reduced together, dx is written. At the end
+// the block's rows are combined in shared memory in slot order (one barrier) and the block writes its fp32
+// partial dw row [G, cols] to the workspace; a second kernel sums the G partials per column in a fixed
+// order and rounds once (deterministic: G depends only on the shape and the GPU's occupancy).
 // Looped path (longer rows): one block per row at a time, two passes over the row, element by element,
 // its dw partial row updated in place in the workspace (only [1, 262144]-like shapes take it).
 //
@@ -138,7 +138,8 @@ __global__ void __launch_bounds__(kThreads, VEC > 1 && NV * VEC <= 8 ? 2 : 1)
         if constexpr (VEC % 4 == 0) {
 #pragma unroll
           for (int j = 0; j < VEC; j += 4)
-            *reinterpret_cast<float4*>(out + col(i) + j) = make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
+            *reinterpret_cast<float4*>(out + col(i) + j) =
+                make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
         } else {
 #pragma unroll
           for (int j = 0; j < VEC; ++j) out[col(i) + j] = acc[i][j];
