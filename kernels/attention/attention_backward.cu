@@ -176,7 +176,7 @@ __global__ void __launch_bounds__(kThreads) attention_backward_kernel(const Args
     const int j = tid % kBlockM, i = q0 + j;
     const float* src = tid < kBlockM ? p.lse_log2 : p.delta;
     float* dst_stat = (tid < kBlockM ? sLse : sDel) + buf * kBlockM + j;
-    cp_async4(dst_stat, i < p.seq_q ? src + (int64_t(b) * p.heads_q + h) * p.seq_q + i : src, i < p.seq_q);
+    cp_async<4>(dst_stat, i < p.seq_q ? src + (int64_t(b) * p.heads_q + h) * p.seq_q + i : src, i < p.seq_q);
   };
   if (steps > 0) load_step(0, 0);
   cp_async_commit();

@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "kernels/attention/attention.hpp"
+#include "kernels/common/async_copy.cuh"
 #include "kernels/common/types.cuh"
 
 namespace fw::attn {
@@ -25,25 +26,6 @@ constexpr int kThreads = 128;
 template <int D>
 __device__ __forceinline__ int swz(int row, int chunk) {
   return row * D + ((chunk ^ (row & 7)) << 3);
-}
-
-__device__ __forceinline__ uint32_t smem_addr(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
-// 16 bytes global -> shared; src_bytes 0 zero-fills the destination without reading the source.
-__device__ __forceinline__ void cp_async16(void* dst, const void* src, bool valid) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src),
-               "r"(valid ? 16 : 0));
-}
-// 4 bytes global -> shared (per-row fp32 statistics); src_bytes 0 zero-fills.
-__device__ __forceinline__ void cp_async4(void* dst, const void* src, bool valid) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_addr(dst)), "l"(src), "r"(valid ? 4 : 0));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
 // Loads rows [0, ROWS) x D of a global tile (row stride ld elements) into a swizzled shared tile; rows at
@@ -61,7 +43,7 @@ __device__ __forceinline__ void load_tile(T* s, const T* __restrict__ g, int64_t
     const bool ok = r < valid;
     const T* src = ok ? g + int64_t(r) * ld + ch * 8 : g;
     if constexpr (VEC) {
-      cp_async16(dst, src, ok);
+      cp_async<16>(dst, src, ok);
     } else {
       Packet<T, 8> p;
 #pragma unroll
@@ -96,12 +78,12 @@ __device__ __forceinline__ void store_rows16(T* __restrict__ g, int64_t ld, cons
 __device__ __forceinline__ void ldsm_x4(const void* p, uint32_t (&r)[4]) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(smem_addr(p)));
+               : "r"(smem_u32(p)));
 }
 __device__ __forceinline__ void ldsm_x4_t(const void* p, uint32_t (&r)[4]) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(smem_addr(p)));
+               : "r"(smem_u32(p)));
 }
 
 // Fire-and-forget vector adds into global fp32 (sm_90: one L2 request for 8 or 16 contiguous bytes; no

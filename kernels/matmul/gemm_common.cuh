@@ -1,52 +1,18 @@
-// Device helpers shared by the GEMM kernels (gemm_mma.cu, gemm_simt.cu, gemm_sm90.cu, gemv_sm90.cu): shared-memory
-// addresses, cp.async copies (sm_80+), and the epilogue's paired store.
+// Device helpers shared by the GEMM kernels (gemm_mma.cu, gemm_simt.cu, gemm_sm90.cu, gemv_sm90.cu): the
+// cp.async copies of kernels/common/async_copy.cuh under gemm_dev::, and the epilogue's paired store.
 #pragma once
 #include <cstdint>
 
+#include "kernels/common/async_copy.cuh"
 #include "kernels/common/types.cuh"
 
 namespace fw::gemm_dev {
 
-__device__ __forceinline__ uint32_t smem_u32(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
-// cp.async of BYTES (4 or 16) from global to shared memory; `valid` false copies zeros (source size 0).
-// 16-byte copies bypass L1 (.cg); 4-byte copies cannot (.ca).
-template <int BYTES>
-__device__ __forceinline__ void cp_async(void* dst, const void* src, bool valid) {
-  static_assert(BYTES == 4 || BYTES == 16, "cp.async size");
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  if constexpr (BYTES == 16)
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(smem_u32(dst)), "l"(src), "r"(valid ? 16 : 0)
-                 : "memory");
-  else
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(smem_u32(dst)), "l"(src), "r"(valid ? 4 : 0)
-                 : "memory");
-#endif
-}
-// The same without a bounds check (the caller knows the source is in range).
-template <int BYTES>
-__device__ __forceinline__ void cp_async(void* dst, const void* src) {
-  static_assert(BYTES == 4 || BYTES == 16, "cp.async size");
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  if constexpr (BYTES == 16)
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_u32(dst)), "l"(src) : "memory");
-  else
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(smem_u32(dst)), "l"(src) : "memory");
-#endif
-}
-__device__ __forceinline__ void cp_async_commit() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.commit_group;" ::: "memory");
-#endif
-}
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-#endif
-}
+// The shared-memory address and the cp.async copies live in kernels/common/async_copy.cuh.
+using fw::cp_async;
+using fw::cp_async_commit;
+using fw::cp_async_wait;
+using fw::smem_u32;
 
 // Epilogue store of columns (col, col + 1) of one row: one paired store when both exist and the pair is
 // aligned (pair_ok: C's address and N allow it), else element by element.
