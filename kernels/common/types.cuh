@@ -44,8 +44,11 @@ __device__ __forceinline__ unsigned short raw_bits(__nv_bfloat16 x) { return __b
 // of __half or __nv_bfloat16 is copied element by element (their assignment operators are user-provided),
 // and unless nvcc can prove the address 16-byte aligned it keeps the pieces apart: the element-wise engine
 // (whose body starts at a run-time offset) stored each 16-byte bf16 packet as 8 st.global.u16, and even a
-// uint4 assembled from the bits was split into 4 st.global.u32. __stwb is the CUDA intrinsic for one
-// st.global.wb (the default write-back policy) of the whole word. notes/performance.md has the effect.
+// uint4 assembled from the bits was split into 4 st.global.u32. So the bits go out through one PTX
+// st.global.v{1,2,4}.b32, a weak store like a plain assignment's. Not __stwb: its st.global.wb becomes
+// STG.E.128.STRONG.SM in SASS, and ptxas keeps every later load behind a strong store (layer_norm fp32
+// 1024x1024 then loaded each vector's weight and bias only after the previous vector's store: 4.3 -> 6.2 us
+// on the H100). notes/performance.md has both effects.
 template <class T, int N>
 __device__ __forceinline__ void store_packet(T* dst, const Packet<T, N>& p) {
   constexpr int kBytes = int(sizeof(T)) * N;
@@ -63,9 +66,14 @@ __device__ __forceinline__ void store_packet(T* dst, const Packet<T, N>& p) {
         w[i] = unsigned(raw_bits(p.v[2 * i])) | (unsigned(raw_bits(p.v[2 * i + 1])) << 16);
       }
     }
-    if constexpr (kWords == 1) __stwb(reinterpret_cast<unsigned*>(dst), w[0]);
-    if constexpr (kWords == 2) __stwb(reinterpret_cast<uint2*>(dst), make_uint2(w[0], w[1]));
-    if constexpr (kWords == 4) __stwb(reinterpret_cast<uint4*>(dst), make_uint4(w[0], w[1], w[2], w[3]));
+    // "memory": the compiler must not move this thread's own later reads of dst above the store.
+    if constexpr (kWords == 1) asm volatile("st.global.b32 [%0], %1;" ::"l"(dst), "r"(w[0]) : "memory");
+    if constexpr (kWords == 2)
+      asm volatile("st.global.v2.b32 [%0], {%1, %2};" ::"l"(dst), "r"(w[0]), "r"(w[1]) : "memory");
+    if constexpr (kWords == 4)
+      asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(dst), "r"(w[0]), "r"(w[1]), "r"(w[2]),
+                   "r"(w[3])
+                   : "memory");
   }
 }
 

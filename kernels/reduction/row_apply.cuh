@@ -276,22 +276,25 @@ __global__ void __launch_bounds__(WARP ? 128 : 1024, WARP ? 6 : 1) row_cached_ke
   }
 
   if (!writes) return;
+  // Weight and bias loads are unconditional (a vector past the row reads column 0 instead) and only the
+  // store is guarded: ptxas then predicates the store and issues the later vectors' loads ahead of the
+  // earlier stores. Guarding the whole vector made each one a branch whose loads waited for the previous
+  // store (layer_norm fp32 1024x1024 on the H100: notes/performance.md).
 #pragma unroll
   for (int i = 0; i < NV; ++i) {
     const int c = (i * tpr + t) * VEC;
-    if (c < cols) {
-      float wv[VEC], bv[VEC], o[VEC];
-      if (op_has_weight(OP)) load_vec<T, VEC>(w + c, wv);
-      if (op_has_bias(OP)) load_vec<T, VEC>(b + c, bv);
+    const int cw = valid(i) ? c : 0;
+    float wv[VEC], bv[VEC], o[VEC];
+    if (op_has_weight(OP)) load_vec<T, VEC>(w + cw, wv);
+    if (op_has_bias(OP)) load_vec<T, VEC>(b + cw, bv);
 #pragma unroll
-      for (int j = 0; j < VEC; ++j) {
-        if (OP == RowOp::softmax)
-          o[j] = v[i][j] * p.b;
-        else
-          o[j] = row_out<OP>(v[i][j], p, op_has_weight(OP) ? wv[j] : 1.f, op_has_bias(OP) ? bv[j] : 0.f);
-      }
-      store_vec<T, VEC>(yr + c, o);
+    for (int j = 0; j < VEC; ++j) {
+      if (OP == RowOp::softmax)
+        o[j] = v[i][j] * p.b;
+      else
+        o[j] = row_out<OP>(v[i][j], p, op_has_weight(OP) ? wv[j] : 1.f, op_has_bias(OP) ? bv[j] : 0.f);
     }
+    if (valid(i)) store_vec<T, VEC>(yr + c, o);
   }
 }
 
