@@ -195,7 +195,7 @@ __global__ void __launch_bounds__(WARP ? 128 : 1024, WARP ? 6 : 1) row_cached_ke
   // past it recompute the last row (for the shuffles) and store nothing.
   if (WARP && row0 + int(threadIdx.x & ~31u) / LANES >= rows) return;
   const int64_t my_row = WARP ? row0 + int(threadIdx.x) / LANES : row0;
-  const bool writes = (WARP && LANES == 32) || my_row < rows;  // a warp a row: it returned above
+  const bool writes = !WARP || LANES == 32 || my_row < rows;  // a block or a warp a row: always
   const int64_t row = writes ? my_row : rows - 1;
   const T* xr = x + row * cols;
   T* yr = y + row * cols;
@@ -276,13 +276,16 @@ __global__ void __launch_bounds__(WARP ? 128 : 1024, WARP ? 6 : 1) row_cached_ke
   }
 
   if (!writes) return;
-  // Weight and bias loads are unconditional (a vector past the row reads column 0 instead) and only the
-  // store is guarded: ptxas then predicates the store and issues the later vectors' loads ahead of the
-  // earlier stores. Guarding the whole vector made each one a branch whose loads waited for the previous
-  // store (layer_norm fp32 1024x1024 on the H100: notes/performance.md).
+  // Warp path: the weight and bias loads are unconditional (a vector past the row reads column 0 instead)
+  // and only the store is guarded, so ptxas predicates the store and issues the later vectors' loads ahead
+  // of the earlier stores; guarding the whole vector made each one a branch whose loads waited for the
+  // previous store (layer_norm fp32 1024x1024 on the H100: 6.2 -> 4.1 us). Block path: guarded as a whole;
+  // the hoisted loads would cost it registers (bf16 layer_norm, 512 threads: 40 -> 56), and with them a
+  // block of the three a SM that rows of 8192 run (notes/performance.md).
 #pragma unroll
   for (int i = 0; i < NV; ++i) {
     const int c = (i * tpr + t) * VEC;
+    if (!WARP && !valid(i)) continue;
     const int cw = valid(i) ? c : 0;
     float wv[VEC], bv[VEC], o[VEC];
     if (op_has_weight(OP)) load_vec<T, VEC>(w + cw, wv);
