@@ -68,9 +68,15 @@ struct Collector {
   std::vector<std::uint8_t*> spare;  // buffers CUPTI handed back, for its next request
 };
 
+// Never destroyed. CUPTI hands its last buffers back when the CUDA runtime tears the context down at
+// exit, which runs after the destructors of statics made later than the runtime's first call (this one
+// is made at CUPTI's first buffer request): a function-local `static Collector` was already gone then,
+// and on_buffer_completed pushed into its freed vectors. The GPU test processes, whose kernels CUPTI
+// records but nobody takes, passed and then aborted at exit ("corrupted double-linked list", 1 test of
+// 232 a suite, silu_gate_backward_bf16 each time seen).
 Collector& collector() {
-  static Collector c;
-  return c;
+  static Collector* const c = new Collector();
+  return *c;
 }
 
 void CUPTIAPI on_buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
