@@ -114,3 +114,31 @@ build_opbench() {
   log "building${*:+ $*}"
   cmake --build "$OPBENCH_BUILD_DIR" --parallel "${OPBENCH_JOBS:-$(nproc)}" "${targets[@]}"
 }
+
+# The comparison scripts/run.sh --baseline and scripts/nightly.sh make:
+#   compare_and_rerun BENCH BASE CURRENT COMPARE_DIR FILTER RERUN_DIR RUNNER [compare args...]
+# compares CURRENT with BASE (the report goes to COMPARE_DIR); when something looks slower or broken,
+# re-runs just those problems with `RUNNER RERUN_DIR --benchmark_filter=...` (RUNNER: the caller's
+# function that runs its suite, with the extra arguments, into the folder, leaving one ops_*.json
+# there) and compares again with the re-run. A kernel's median moves between processes (notes/
+# methodology.md, "Between processes"), so a single comparison flags shifts that the re-run does not
+# repeat. Returns the comparison's code: 0 no regression, 1 one that held on the re-run, 2 bad input;
+# 4 when the re-run left no report.
+compare_and_rerun() {
+  local bench=$1 base=$2 current=$3 cmpdir=$4 filter=$5 rerundir=$6 runner=$7 crc=0
+  shift 7
+  mkdir -p "$(dirname "$filter")"
+  "$bench" compare "$base" "$current" "$@" --output-dir "$cmpdir" --rerun-filter "$filter" || crc=$?
+  [ "$crc" -eq 1 ] || return "$crc"
+  log "re-running the flagged problems: $(cat "$filter")"
+  "$runner" "$rerundir" "--benchmark_filter=$(cat "$filter")"
+  local found=("$rerundir"/ops_*.json)
+  if [ ! -f "${found[0]}" ]; then
+    log "the re-run left no report in $rerundir"
+    return 4
+  fi
+  crc=0
+  "$bench" compare "$base" "$current" "$@" --rerun "${found[0]}" --output-dir "$cmpdir" --rerun-filter "$filter" ||
+    crc=$?
+  return "$crc"
+}

@@ -127,19 +127,9 @@ esac
 crc=0
 comparison=""
 if [ -n "$base" ]; then
-  filter=$artifacts/compare/rerun_filter.txt
-  "$bench" compare "$base" "$current" "${pool[@]}" --output-dir "$artifacts/compare" --rerun-filter "$filter" \
-    "${compare_opts[@]}" || crc=$?
+  compare_and_rerun "$bench" "$base" "$current" "$artifacts/compare" "$artifacts/compare/rerun_filter.txt" \
+    "$artifacts/rerun" run_suite "${pool[@]}" "${compare_opts[@]}" || crc=$?
   case $crc in 0 | 1) ;; *) exit "$crc" ;; esac
-  if [ "$crc" -eq 1 ]; then
-    log "re-running the flagged problems: $(cat "$filter")"
-    run_suite "$artifacts/rerun" "--benchmark_filter=$(cat "$filter")"
-    rerun=$(report_in "$artifacts/rerun")
-    crc=0
-    "$bench" compare "$base" "$current" "${pool[@]}" --rerun "$rerun" --output-dir "$artifacts/compare" \
-      --rerun-filter "$filter" "${compare_opts[@]}" || crc=$?
-    case $crc in 0 | 1) ;; *) exit "$crc" ;; esac
-  fi
   found=("$artifacts"/compare/compare_*.json)
   comparison=${found[0]}
 fi

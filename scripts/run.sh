@@ -4,9 +4,11 @@
 # Arguments go to bench_ops and replace the defaults they name: `scripts/run.sh --category matmul
 # --dtype fp32,fp16,bf16`, `scripts/run.sh --fast`, `scripts/run.sh --output-dir DIR`.
 # `--baseline FILE|latest` then compares the new report with FILE, or with the report in the output
-# folder that fits it best (same GPU, driver and settings, most problems in common, newest), and
-# writes compare_<stamp>.md/.json there. Exit code: bench_ops's when it is not 0, else the comparison's
-# (0 no regression, 1 a regression, 2 bad input or no baseline found).
+# folder that fits it best (same GPU, driver and settings, most problems in common, newest), re-runs the
+# problems that look slower or broken (into a scratch folder) and compares again with the re-run, as
+# scripts/nightly.sh does, and writes compare_<stamp>.md/.json there. Exit code: bench_ops's when it is
+# not 0, else the comparison's (0 no regression, 1 a regression that held on the re-run, 2 bad input or
+# no baseline found, 4 the re-run wrote no report).
 # shellcheck source-path=SCRIPTDIR
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 ensure_dependencies
@@ -50,7 +52,28 @@ fi
 rc=0
 "$bench" "${defaults[@]}" "${args[@]}" || rc=$?
 case $rc in 0 | 1) ;; *) exit "$rc" ;; esac  # 1: incorrect or failed results, reported; still compared
+
+# The re-run of flagged problems: the same selection into a scratch folder (not the report folder,
+# whose index lists every report in it), JSON only.
+rerun_args=()
+for ((i = 0; i < ${#args[@]}; i++)); do
+  case "${args[i]}" in
+    --output-dir | --format) i=$((i + 1)) ;;
+    --output-dir=* | --format=*) ;;
+    *) rerun_args+=("${args[i]}") ;;
+  esac
+done
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/opbench-rerun.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+# shellcheck disable=SC2317  # called through compare_and_rerun
+rerun_suite() {
+  local out=$1 code=0
+  shift
+  "$bench" "${defaults[@]}" "${rerun_args[@]}" "$@" --output-dir "$out" --format json || code=$?
+  case $code in 0 | 1) ;; *) log "the re-run failed (exit $code)"; exit "$code" ;; esac
+}
 crc=0
-"$bench" compare "$baseline" "$outdir/latest.json" --output-dir "$outdir" || crc=$?
+compare_and_rerun "$bench" "$baseline" "$outdir/latest.json" "$outdir" "$scratch/rerun_filter.txt" "$scratch/rerun" \
+  rerun_suite || crc=$?
 if [ "$rc" -ne 0 ]; then exit "$rc"; fi
 exit "$crc"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# scripts/nightly.sh's decisions without a GPU: a stand-in bench_ops writes the committed synthetic
-# reports (tests/data/compare_*.json) where a suite run would write its report, and hands compare and
-# history to the real bench_ops. Checked: a regression that holds on the re-run fails the night (exit 1)
-# and is recorded; one that does not hold passes; no baseline of this GPU yet passes without a
-# comparison; a passing night is stored as the next baseline.
+# scripts/nightly.sh's and scripts/run.sh --baseline's decisions without a GPU: a stand-in bench_ops
+# writes the committed synthetic reports (tests/data/compare_*.json) where a suite run would write its
+# report, and hands compare and history to the real bench_ops. Checked: a regression that holds on the
+# re-run fails the night (exit 1) and is recorded; one that does not hold passes; no baseline of this GPU
+# yet passes without a comparison; a passing night is stored as the next baseline; run.sh --baseline
+# re-runs what is flagged the same way, outside its report folder.
 # Usage: nightly_flow.sh path/to/bench_ops path/to/repo
 set -u
 real_bench=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -42,6 +43,7 @@ mkdir -p "\$out"
 if [ -n "\$filter" ]; then src=\$(sed -n 2p "$tmp/scenario"); else src=\$(sed -n 1p "$tmp/scenario"); fi
 echo "\$filter" >>"$tmp/filters"
 cp "\$src" "\$out/ops_\$(date -u +%H%M%S%N).json"
+cp "\$src" "\$out/latest.json"
 STUB
 chmod +x "$fake/bench_ops"
 
@@ -85,6 +87,34 @@ check "first night: recorded" test "$(wc -l <"$tmp/hist/history.jsonl")" -eq 3
 code=$(night stored "$data/compare_rerun_same.json" "$data/compare_rerun_same.json" --store "$tmp/store")
 check "stored baseline: no regression (got $code)" test "$code" -eq 0
 check "stored baseline found" grep -q "baseline: $tmp/store/ops_" "$tmp/stored.log"
+
+# scripts/run.sh --baseline: the same comparison and re-run; the re-run's report stays out of the report
+# folder (whose index lists every report in it).
+runsh() {  # runsh NAME RUN_REPORT RERUN_REPORT RUN_ARGS...: runs scripts/run.sh, prints its exit code
+  local name=$1
+  printf '%s\n%s\n' "$2" "$3" >"$tmp/scenario"
+  shift 3
+  : >"$tmp/filters"
+  OPBENCH_BUILD_DIR=$fake "$repo/scripts/run.sh" --output-dir "$tmp/$name" "$@" >"$tmp/$name.log" 2>&1
+  echo $?
+}
+code=$(runsh runsh_flaky "$data/compare_current_slower.json" "$data/compare_rerun_same.json" \
+  --baseline "$data/compare_baseline.json" --category activation --fast)
+check "run.sh: a flag that does not hold exits 0 (got $code)" test "$code" -eq 0
+check "run.sh: the re-run ran the flagged problem only" \
+  test "$(sed -n 2p "$tmp/filters")" = '^(activation/relu/fp32/4096x4096)(/|$)'
+check "run.sh: the comparison says so" grep -q "did not hold on the re-run" "$tmp/runsh_flaky.log"
+check "run.sh: comparison in the report folder" test -s "$tmp/runsh_flaky/compare_20261121-030000.md"
+check "run.sh: only the suite's report in the report folder" \
+  test "$(find "$tmp/runsh_flaky" -name 'ops_*.json' | wc -l)" -eq 1
+code=$(runsh runsh_held "$data/compare_current_slower.json" "$data/compare_rerun_slower.json" \
+  --baseline "$data/compare_baseline.json" --category activation --fast)
+check "run.sh: a regression that holds exits 1 (got $code)" test "$code" -eq 1
+check "run.sh: confirmed" grep -q "confirmed on a re-run" "$tmp/runsh_held/compare_20261121-030000.md"
+code=$(runsh runsh_same "$data/compare_current_same.json" "$data/compare_rerun_slower.json" \
+  --baseline "$data/compare_baseline.json" --category activation --fast)
+check "run.sh: nothing flagged exits 0 (got $code)" test "$code" -eq 0
+check "run.sh: nothing flagged, nothing re-run" test "$(wc -l <"$tmp/filters")" -eq 1
 
 echo "nightly flow: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
