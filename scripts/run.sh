@@ -25,22 +25,28 @@ while [ $# -gt 0 ]; do
   esac
 done
 has() { local a; for a in "${args[@]}"; do case "$a" in "$1"|"$1"=*) return 0 ;; esac; done; return 1; }
-defaults=()
-has --category || has -c || has --op || has -o || has --sweep || defaults+=(--category all)
+selection=()  # the defaults that choose problems (a re-run of flagged problems takes them too)
+has --category || has -c || has --op || has -o || has --sweep || selection+=(--category all)
 # shellcheck disable=SC2054  # fp32,bf16 is one argument
-has --dtype || has -d || defaults+=(--dtype fp32,bf16)
+has --dtype || has -d || selection+=(--dtype fp32,bf16)
+defaults=("${selection[@]}")
 has --output-dir || defaults+=(--output-dir "$OPBENCH_ROOT/docs/benchmark")
 bench=$OPBENCH_BUILD_DIR/bench_ops
 if [ -z "$baseline" ]; then
   exec "$bench" "${defaults[@]}" "${args[@]}"
 fi
 
-# The output folder: the last --output-dir given, else the default above.
+# The output folder (the --output-dir given, else the default above), and the arguments without
+# --output-dir and --format, for the re-run of flagged problems (bench_ops takes each option once).
 outdir=$OPBENCH_ROOT/docs/benchmark
+rerun_args=()
 for ((i = 0; i < ${#args[@]}; i++)); do
   case "${args[i]}" in
-    --output-dir) outdir=${args[i + 1]:-$outdir} ;;
+    --output-dir) outdir=${args[i + 1]:-$outdir}; i=$((i + 1)) ;;
     --output-dir=*) outdir=${args[i]#--output-dir=} ;;
+    --format) i=$((i + 1)) ;;
+    --format=*) ;;
+    *) rerun_args+=("${args[i]}") ;;
   esac
 done
 if has --format && ! printf '%s\n' "${args[@]}" | grep -q json; then
@@ -55,21 +61,13 @@ case $rc in 0 | 1) ;; *) exit "$rc" ;; esac  # 1: incorrect or failed results, r
 
 # The re-run of flagged problems: the same selection into a scratch folder (not the report folder,
 # whose index lists every report in it), JSON only.
-rerun_args=()
-for ((i = 0; i < ${#args[@]}; i++)); do
-  case "${args[i]}" in
-    --output-dir | --format) i=$((i + 1)) ;;
-    --output-dir=* | --format=*) ;;
-    *) rerun_args+=("${args[i]}") ;;
-  esac
-done
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/opbench-rerun.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 # shellcheck disable=SC2317  # called through compare_and_rerun
 rerun_suite() {
   local out=$1 code=0
   shift
-  "$bench" "${defaults[@]}" "${rerun_args[@]}" "$@" --output-dir "$out" --format json || code=$?
+  "$bench" "${selection[@]}" "${rerun_args[@]}" "$@" --output-dir "$out" --format json || code=$?
   case $code in 0 | 1) ;; *) log "the re-run failed (exit $code)"; exit "$code" ;; esac
 }
 crc=0

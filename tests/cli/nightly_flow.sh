@@ -33,8 +33,13 @@ cat >"$fake/bench_ops" <<STUB
 #!/usr/bin/env bash
 # compare / history: the real one. A suite run: the report named by the scenario file.
 case "\$1" in compare | history) exec "$real_bench" "\$@" ;; esac
-out="" filter=""
+out="" filter="" seen=" "
 for a in "\$@"; do
+  case "\$a" in
+    --output-dir | --format)  # as bench_ops: each option once
+      case "\$seen" in *" \$a "*) echo "bench_ops: \$a: At Most 1 required but received 2" >&2; exit 2 ;; esac
+      seen="\$seen\$a " ;;
+  esac
   case "\$prev" in --output-dir) out=\$a ;; esac
   case "\$a" in --benchmark_filter=*) filter=\${a#--benchmark_filter=} ;; esac
   prev=\$a
@@ -115,6 +120,19 @@ code=$(runsh runsh_same "$data/compare_current_same.json" "$data/compare_rerun_s
   --baseline "$data/compare_baseline.json" --category activation --fast)
 check "run.sh: nothing flagged exits 0 (got $code)" test "$code" -eq 0
 check "run.sh: nothing flagged, nothing re-run" test "$(wc -l <"$tmp/filters")" -eq 1
+# Without --output-dir (the default docs/benchmark, here of a copy of the scripts, holding the baseline):
+# the re-run must not pass a second --output-dir.
+mkdir -p "$tmp/repo/docs/benchmark"
+cp -r "$repo/scripts" "$tmp/repo/"
+cp "$data/compare_baseline.json" "$tmp/repo/docs/benchmark/ops_20261120-030000.json"
+printf '%s\n%s\n' "$data/compare_current_slower.json" "$data/compare_rerun_same.json" >"$tmp/scenario"
+: >"$tmp/filters"
+OPBENCH_BUILD_DIR=$fake "$tmp/repo/scripts/run.sh" --baseline latest --category activation --fast >"$tmp/runsh_default.log" 2>&1
+code=$?
+check "run.sh, default folder: no regression (got $code)" test "$code" -eq 0
+check "run.sh, default folder: the re-run ran" test "$(sed -n 2p "$tmp/filters")" = '^(activation/relu/fp32/4096x4096)(/|$)'
+check "run.sh, default folder: the baseline and the suite's report there, not the re-run's" \
+  test "$(find "$tmp/repo/docs/benchmark" -name 'ops_*.json' | wc -l)" -eq 2
 
 echo "nightly flow: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
