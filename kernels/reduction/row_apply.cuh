@@ -183,7 +183,9 @@ __global__ void __launch_bounds__(256, 4) row_split_apply_kernel(const T* __rest
 // vectors (i * tpr + t) for i < NV, VEC elements each; cols <= tpr * NV * VEC.
 // WARP: LANES (4..32, a power of two, a compile-time constant: a run-time one cost up to 1.9 us on
 // 1024-element rows) threads a row, 32 / LANES rows a warp.
-template <class T, int VEC, int NV, bool WARP, RowOp OP, int LANES = 32>
+// HOIST: the weight and bias loads are unconditional (a vector past the row reads column 0) and only the
+// store is guarded (see the output loop below for when that pays).
+template <class T, int VEC, int NV, bool WARP, RowOp OP, int LANES = 32, bool HOIST = WARP>
 __global__ void __launch_bounds__(WARP ? 128 : 1024, WARP ? 6 : 1) row_cached_kernel(const T* __restrict__ x, T* __restrict__ y,
                                                           const T* __restrict__ w, const T* __restrict__ b,
                                                           int64_t rows, int cols, float eps) {
@@ -276,16 +278,18 @@ __global__ void __launch_bounds__(WARP ? 128 : 1024, WARP ? 6 : 1) row_cached_ke
   }
 
   if (!writes) return;
-  // Warp path: the weight and bias loads are unconditional (a vector past the row reads column 0 instead)
-  // and only the store is guarded, so ptxas predicates the store and issues the later vectors' loads ahead
-  // of the earlier stores; guarding the whole vector made each one a branch whose loads waited for the
-  // previous store (layer_norm fp32 1024x1024 on the H100: 6.2 -> 4.1 us). Block path: guarded as a whole;
-  // the hoisted loads would cost it registers (bf16 layer_norm, 512 threads: 40 -> 56), and with them a
-  // block of the three a SM that rows of 8192 run (notes/performance.md).
+  // HOIST (the warp path, and fp32 blocks of up to 256 threads): the weight and bias loads are
+  // unconditional and only the store is guarded, so ptxas predicates the store and issues the later
+  // vectors' loads ahead of the earlier stores; guarding the whole vector made each one a branch whose
+  // loads waited for the previous store (layer_norm fp32 1024x1024 on the H100: 6.2 -> 4.1 us; fp32 rows
+  // of 2048 / 4096: 11.9 / 12.1 -> 10.7 / 11.1 us). Elsewhere on the block path the hoisted loads cost
+  // registers and with them resident blocks (bf16 layer_norm, 512 threads: 40 -> 56 registers, 3 -> 2
+  // blocks a SM on rows of 8192, 87 -> 98 us), so each vector stays guarded as a whole
+  // (notes/performance.md).
 #pragma unroll
   for (int i = 0; i < NV; ++i) {
     const int c = (i * tpr + t) * VEC;
-    if (!WARP && !valid(i)) continue;
+    if (!HOIST && !valid(i)) continue;
     const int cw = valid(i) ? c : 0;
     float wv[VEC], bv[VEC], o[VEC];
     if (op_has_weight(OP)) load_vec<T, VEC>(w + cw, wv);
@@ -361,6 +365,14 @@ void launch_cached_nv(int nv, int threads, int lanes, const T* x, T* y, const T*
       else if (lanes == 8) go(std::integral_constant<int, 8>{});
       else if (lanes == 16) go(std::integral_constant<int, 16>{});
       else throw std::invalid_argument("row_cached: bad lanes a row");
+      FW_CHECK_LAUNCH();
+      return;
+    }
+  }
+  if constexpr (!WARP && op_has_weight(OP) && sizeof(T) == 4 && VEC == 4) {
+    // fp32 blocks of 128 / 256 threads (rows of 1025..4096): hoisted loads still leave 8 / 4 blocks a SM.
+    if (nv == 4 && threads <= 256) {
+      row_cached_kernel<T, 4, 4, false, OP, 32, true><<<grid, threads, 0, stream>>>(x, y, w, b, rows, int(cols), eps);
       FW_CHECK_LAUNCH();
       return;
     }
