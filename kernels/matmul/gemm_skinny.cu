@@ -1,4 +1,4 @@
-// fp32 GEMM for decode-like shapes (M <= 16, one batch): C = A @ op(B) (+ bias) is then a stream over B
+// GEMM for decode-like shapes (fp32: M <= 16, one batch; fp16/bf16: M = 1 with W as [N, K]): C = A @ op(B) (+ bias) is then a stream over B
 // (K x N floats) with a few multiply-adds per element, so the floor is reading B once: {1, 4096, 4096}
 // moves 64 MiB -> ~22 µs at ~3.0 TB/s. The SIMT tile kernel wastes 127/128 of its 128-row tiles there
 // (measured on H100: 200 µs against cuBLAS's 30 µs for M = 1).
@@ -99,49 +99,82 @@ __global__ void __launch_bounds__(kThreads) k_kn(const float* __restrict__ A, co
 }
 
 // ---- W [N, K] ---------------------------------------------------------------------------------------
+// fp32 (M <= 16) and fp16/bf16 (M = 1, the decode GEMV): W is read in 16-byte vectors of E elements;
+// the A rows are staged in shared memory as fp32, accumulation is fp32.
 constexpr int kNkColsPerWarp = 2;
 constexpr int kNkCols = kNkColsPerWarp * (kThreads / 32);  // columns per block
-constexpr int kNkChunk = 512;                                // K per shared-memory step
+constexpr int kNkU = 4;                                     // 16-byte loads per column in flight per lane
+template <class T>
+constexpr int nk_vec() {
+  return 16 / int(sizeof(T));
+}
+template <class T>
+constexpr int nk_chunk() {  // K per shared-memory step: one batch of loads of every lane (512 fp32, 1024 16-bit)
+  return 32 * nk_vec<T>() * kNkU;
+}
 
-template <int MM, bool VEC>
-__global__ void __launch_bounds__(kThreads) k_nk(const float* __restrict__ A, const float* __restrict__ W,
-                                                 const float* __restrict__ bias, float* __restrict__ C, int M,
-                                                 int N, int K) {
-  extern __shared__ float As[];  // [M][kNkChunk]
+template <class T, int E>
+__device__ __forceinline__ void load16(const T* p, float (&f)[E]) {
+  static_assert(E * sizeof(T) == 16, "a 16-byte vector");
+  if constexpr (std::is_same<T, float>::value) {
+    const float4 v = __ldg(reinterpret_cast<const float4*>(p));
+    f[0] = v.x, f[1] = v.y, f[2] = v.z, f[3] = v.w;
+  } else {
+    const uint4 r = __ldg(reinterpret_cast<const uint4*>(p));
+    const T* e = reinterpret_cast<const T*>(&r);
+#pragma unroll
+    for (int j = 0; j < E; ++j) f[j] = to_float(e[j]);
+  }
+}
+
+template <class T, int MM, bool VEC>
+__global__ void __launch_bounds__(kThreads) k_nk(const T* __restrict__ A, const T* __restrict__ W,
+                                                 const T* __restrict__ bias, T* __restrict__ C, int M, int N,
+                                                 int K) {
+  constexpr int E = nk_vec<T>(), kChunk = nk_chunk<T>();
+  extern __shared__ float As[];  // [M][kChunk]
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int n0 = blockIdx.x * kNkCols + warp * kNkColsPerWarp;
   float acc[kNkColsPerWarp][MM] = {};
-  for (int k0 = 0; k0 < K; k0 += kNkChunk) {
-    const int kc = min(kNkChunk, K - k0);
-    for (int i = threadIdx.x; i < M * kNkChunk; i += kThreads) {
-      const int m = i / kNkChunk, k = i % kNkChunk;
-      As[i] = k < kc ? A[int64_t(m) * K + k0 + k] : 0.f;
+  for (int k0 = 0; k0 < K; k0 += kChunk) {
+    const int kc = min(kChunk, K - k0);
+    for (int i = threadIdx.x; i < M * kChunk; i += kThreads) {
+      const int m = i / kChunk, k = i % kChunk;
+      As[i] = k < kc ? to_float(A[int64_t(m) * K + k0 + k]) : 0.f;
     }
     __syncthreads();
     if (VEC) {
-      // U 16-byte loads per column in flight per lane (the lanes of a warp read 512 contiguous bytes).
-      constexpr int U = 4;
-      for (int kb = lane * 4; kb < kc; kb += 128 * U) {
-        float4 v[kNkColsPerWarp][U];
+      // kNkU 16-byte loads per column in flight per lane (the lanes of a warp read 512 contiguous bytes).
+      for (int kb = lane * E; kb < kc; kb += kChunk) {
+        float v[kNkColsPerWarp][kNkU][E];
 #pragma unroll
         for (int c = 0; c < kNkColsPerWarp; ++c)
 #pragma unroll
-          for (int u = 0; u < U; ++u) {
-            const int k = kb + 128 * u;
-            v[c][u] = (n0 + c < N && k < kc)
-                          ? __ldg(reinterpret_cast<const float4*>(W + int64_t(n0 + c) * K + k0 + k))
-                          : make_float4(0.f, 0.f, 0.f, 0.f);
+          for (int u = 0; u < kNkU; ++u) {
+            const int k = kb + 32 * E * u;
+            if (n0 + c < N && k < kc) {
+              load16<T, E>(W + int64_t(n0 + c) * K + k0 + k, v[c][u]);
+            } else {
+#pragma unroll
+              for (int j = 0; j < E; ++j) v[c][u][j] = 0.f;
+            }
           }
 #pragma unroll
-        for (int u = 0; u < U; ++u) {
-          const int k = min(kb + 128 * u, kNkChunk - 4);  // past kc: v is zero, any A in range will do
+        for (int u = 0; u < kNkU; ++u) {
+          const int k = min(kb + 32 * E * u, kChunk - E);  // past kc: v is zero, any A in range will do
 #pragma unroll
           for (int m = 0; m < MM; ++m) {
             if (m >= M) break;
-            const float4 a = *reinterpret_cast<const float4*>(As + m * kNkChunk + k);
+            float a[E];
+#pragma unroll
+            for (int q = 0; q < E / 4; ++q) {
+              const float4 a4 = *reinterpret_cast<const float4*>(As + m * kChunk + k + 4 * q);
+              a[4 * q] = a4.x, a[4 * q + 1] = a4.y, a[4 * q + 2] = a4.z, a[4 * q + 3] = a4.w;
+            }
 #pragma unroll
             for (int c = 0; c < kNkColsPerWarp; ++c)
-              acc[c][m] = fmaf(a.x, v[c][u].x, fmaf(a.y, v[c][u].y, fmaf(a.z, v[c][u].z, fmaf(a.w, v[c][u].w, acc[c][m]))));
+#pragma unroll
+              for (int j = E - 1; j >= 0; --j) acc[c][m] = fmaf(a[j], v[c][u][j], acc[c][m]);
           }
         }
       }
@@ -150,13 +183,13 @@ __global__ void __launch_bounds__(kThreads) k_nk(const float* __restrict__ A, co
       for (int c = 0; c < kNkColsPerWarp; ++c) {
         const int n = n0 + c;
         if (n >= N) break;
-        const float* w = W + int64_t(n) * K + k0;
+        const T* w = W + int64_t(n) * K + k0;
         for (int k = lane; k < kc; k += 32) {
-          const float v = w[k];
+          const float v = to_float(w[k]);
 #pragma unroll
           for (int m = 0; m < MM; ++m) {
             if (m >= M) break;
-            acc[c][m] = fmaf(As[m * kNkChunk + k], v, acc[c][m]);
+            acc[c][m] = fmaf(As[m * kChunk + k], v, acc[c][m]);
           }
         }
       }
@@ -172,7 +205,7 @@ __global__ void __launch_bounds__(kThreads) k_nk(const float* __restrict__ A, co
       float v = acc[c][m];
 #pragma unroll
       for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
-      if (lane == 0 && n < N) C[int64_t(m) * N + n] = v + (bias ? bias[n] : 0.f);
+      if (lane == 0 && n < N) C[int64_t(m) * N + n] = from_float<T>(v + (bias ? to_float(bias[n]) : 0.f));
     }
   }
 }
@@ -193,19 +226,24 @@ void with_rows(int M, F&& f) {
 namespace fw::detail {
 
 bool skinny_supported(const GemmArgs& a) {
-  return a.dt == DType::f32 && a.batch == 1 && a.M <= skinny::kMaxM && a.K >= 256 && a.N >= 256;
+  if (a.batch != 1) return false;
+  if (a.dt == DType::f32) return a.M <= skinny::kMaxM && a.K >= 256 && a.N >= 256;
+  // fp16/bf16: the decode GEMV with W as [N, K] (B as [K, N] takes gemv_sm90.cu); N / 16 blocks fill the
+  // GPU from N = 2048, and K >= 1024 gives every warp a full batch of loads.
+  return (a.dt == DType::f16 || a.dt == DType::bf16) && a.b_layout == GemmLayout::nk && a.M == 1 &&
+         a.N >= 2048 && a.K >= 1024;
 }
 
 void gemm_skinny(const GemmArgs& a, cudaStream_t s) {
   using namespace fw::skinny;
-  FW_REQUIRE(skinny_supported(a), "the skinny path takes fp32, batch 1, M <= 16");
-  const auto* A = static_cast<const float*>(a.A);
-  const auto* B = static_cast<const float*>(a.B);
-  const auto* bias = static_cast<const float*>(a.bias);
-  auto* C = static_cast<float*>(a.C);
+  FW_REQUIRE(skinny_supported(a), "the skinny path takes fp32 with batch 1 and M <= 16, or fp16/bf16 with W as [N, K], batch 1 and M = 1");
   const int M = int(a.M), N = int(a.N), K = int(a.K);
-  const bool aligned = (reinterpret_cast<uintptr_t>(A) & 15) == 0 && (reinterpret_cast<uintptr_t>(B) & 15) == 0;
+  const bool aligned = (reinterpret_cast<uintptr_t>(a.A) & 15) == 0 && (reinterpret_cast<uintptr_t>(a.B) & 15) == 0;
   if (a.b_layout == GemmLayout::kn) {
+    const auto* A = static_cast<const float*>(a.A);
+    const auto* B = static_cast<const float*>(a.B);
+    const auto* bias = static_cast<const float*>(a.bias);
+    auto* C = static_cast<float*>(a.C);
     const int64_t bx = ceil_div(N, kKnCols);
     const int64_t want = ceil_div(4 * int64_t(current_device_info().sms), bx);
     const int splits = int(std::clamp<int64_t>(std::min<int64_t>(want, ceil_div(K, kKnChunk)), 1, 256));
@@ -220,14 +258,26 @@ void gemm_skinny(const GemmArgs& a, cudaStream_t s) {
         k_kn<MM, false><<<grid, kThreads, 0, s>>>(A, B, bias, C, M, N, K, k_per_split);
     });
   } else {
-    const size_t smem = size_t(M) * kNkChunk * sizeof(float);  // <= 32 KiB
     const unsigned blocks = unsigned(ceil_div(N, kNkCols));
-    with_rows(M, [&](auto mm) {
-      constexpr int MM = decltype(mm)::value;
-      if (aligned && K % 4 == 0)
-        k_nk<MM, true><<<blocks, kThreads, smem, s>>>(A, B, bias, C, M, N, K);
+    dispatch_float(a.dt, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const auto* A = static_cast<const T*>(a.A);
+      const auto* W = static_cast<const T*>(a.B);
+      const auto* bias = static_cast<const T*>(a.bias);
+      auto* C = static_cast<T*>(a.C);
+      const size_t smem = size_t(M) * nk_chunk<T>() * sizeof(float);  // <= 32 KiB (fp32) / 4 KiB (16-bit)
+      const bool vec = aligned && K % nk_vec<T>() == 0;
+      auto go = [&](auto mm) {
+        constexpr int MM = decltype(mm)::value;
+        if (vec)
+          k_nk<T, MM, true><<<blocks, kThreads, smem, s>>>(A, W, bias, C, M, N, K);
+        else
+          k_nk<T, MM, false><<<blocks, kThreads, smem, s>>>(A, W, bias, C, M, N, K);
+      };
+      if constexpr (std::is_same<T, float>::value)
+        with_rows(M, go);
       else
-        k_nk<MM, false><<<blocks, kThreads, smem, s>>>(A, B, bias, C, M, N, K);
+        go(std::integral_constant<int, 1>());  // 16-bit: M = 1 only (skinny_supported)
     });
   }
   FW_CHECK_LAUNCH();

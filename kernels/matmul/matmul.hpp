@@ -13,6 +13,8 @@
 //   fp32              SIMT kernel, warp-tiled (gemm_simt.cu): the tile configuration by problem size
 //                     (simt_pick), double-buffered shared memory, 16-byte loads when the rows allow it,
 //                     split-K when one problem has too few tiles to fill the GPU.
+//   fp16/bf16, W[N,K], M = 1, batch 1, N >= 2048, K >= 1024: the same streaming kernel as fp32's
+//                     (gemm_skinny.cu), a warp per two rows of W, fp32 accumulation.
 //   fp16/bf16, B[K,N], M = 1, batch 1, N >= 2048, K >= 1024, 16-byte aligned, cc 9.0: a stream over B
 //                     split along K over a cluster of 8 CTAs, summed in distributed shared memory
 //                     (gemv_sm90.cu).
@@ -21,7 +23,9 @@
 //                     also N % 8 == 0 (every row stride a multiple of 16 bytes). M, N, K need not be
 //                     multiples of the tile (TMA zero-fills out-of-bounds boxes). The output goes out
 //                     through TMA stores when C is 16-byte aligned and N % 8 == 0, else through
-//                     bounds-checked stores from registers.
+//                     bounds-checked stores from registers. Split-K when the output tiles fill at most
+//                     half the GPU and K is long (fp32 partial sums in a per-device scratch, then a
+//                     reduction kernel that adds the bias and rounds once).
 //   fp16/bf16, else   mma.sync m16n8k16 kernel (gemm_mma.cu): cp.async pipeline when the rows are
 //                     16-byte aligned, element loads otherwise. Any shape, any element-aligned pointer.
 #pragma once
