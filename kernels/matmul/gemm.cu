@@ -5,10 +5,13 @@
 //   fp32, TF32 allowed, not cc 9.0 or     -> mma.sync m16n8k8 TF32 kernel (gemm_mma.cu)
 //     rows not 16-byte aligned
 //   fp32, M <= 16, batch 1                -> skinny streaming kernel (gemm_skinny.cu)
+//   fp16/bf16, W[N,K], M = 1, batch 1,    -> the same skinny kernel, 16-bit W
+//     N >= 2048, K >= 1024
 //   fp32                                  -> SIMT kernel (gemm_simt.cu)
 //   fp16/bf16, B[K,N], M = 1, batch 1,    -> streaming kernel, split-K over a cluster (gemv_sm90.cu)
 //     N >= 2048, K >= 1024, cc 9.0
-//   fp16/bf16, cc 9.0, tensor-map rules   -> TMA + wgmma kernel (gemm_sm90.cu), tile config by size
+//   fp16/bf16, cc 9.0, tensor-map rules   -> TMA + wgmma kernel (gemm_sm90.cu), tile config by size,
+//                                            split-K when the tiles fill at most half the GPU
 //   fp16/bf16 otherwise                   -> mma.sync kernel (gemm_mma.cu)
 //   K == 0                                -> C = bias (or 0)
 // Host cost per call: a cached device query, and for the wgmma path two tensor maps (~1 us).
@@ -42,9 +45,8 @@ const DeviceInfo& current_device_info() {
   return infos[dev];
 }
 
-// One grow-only scratch buffer per device for the TF32 path's transposed B (freed at exit). Growing
-// it frees and allocates (synchronizing the device), which happens on the first calls of a size only.
-void* tf32_scratch(size_t bytes) {
+// Grow-only scratch buffers, one per device and use (gemm_detail.hpp), freed at exit.
+void* scratch(Scratch use, size_t bytes) {
   struct Buf {
     void* p = nullptr;
     size_t n = 0;
@@ -52,13 +54,15 @@ void* tf32_scratch(size_t bytes) {
       if (p) (void)cudaFree(p);
     }
   };
+  constexpr int kUses = int(Scratch::count);
   static std::mutex mu;
-  static Buf bufs[64];
+  static Buf bufs[64][kUses];
   int dev = 0;
   FW_CUDA_CHECK(cudaGetDevice(&dev));
   FW_REQUIRE(dev >= 0 && dev < 64, "device ordinal out of range");
+  FW_REQUIRE(int(use) >= 0 && int(use) < kUses, "unknown scratch use");
   std::lock_guard<std::mutex> lock(mu);
-  Buf& b = bufs[dev];
+  Buf& b = bufs[dev][int(use)];
   if (b.n < bytes) {
     if (b.p) FW_CUDA_CHECK(cudaFree(b.p));
     b.p = nullptr;
@@ -130,7 +134,7 @@ void gemm(DType dt, GemmLayout b_layout, const void* A, const void* B, const voi
     case Path::sm90_transposed_b: {
       detail::GemmArgs t = a;
       t.b_layout = GemmLayout::nk;
-      t.B = detail::tf32_scratch(size_t(batch * K * N) * sizeof(float));
+      t.B = detail::scratch(detail::Scratch::tf32_b_transposed, size_t(batch * K * N) * sizeof(float));
       layout::transpose_last2(a.B, const_cast<void*>(t.B), batch, K, N, dt, stream);
       return detail::gemm_sm90(t, detail::sm90_pick(t), stream);
     }
@@ -146,9 +150,14 @@ std::string gemm_path(DType dt, GemmLayout b_layout, const void* A, const void* 
   switch (choose(a, allow_tf32)) {
     case Path::empty: return "empty";
     case Path::fill_bias: return "fill_bias";
-    case Path::skinny: return "skinny_f32";
+    case Path::skinny: return std::string("skinny_") + (dt == DType::f32 ? "f32" : opbench::dtype_name(dt));
     case Path::gemv: return "gemv_kn cluster split-K";
-    case Path::sm90: return "sm90_tma_wgmma" + tf32 + " " + detail::sm90_config_name(detail::sm90_pick(a));
+    case Path::sm90: {
+      const detail::Sm90Config c = detail::sm90_pick(a);
+      const int splits = detail::sm90_splitk(a, c);
+      return "sm90_tma_wgmma" + tf32 + " " + detail::sm90_config_name(c) +
+             (splits > 1 ? " split-K " + std::to_string(splits) : "");
+    }
     case Path::sm90_transposed_b:
       return "transpose_b + sm90_tma_wgmma_tf32 " + std::string(detail::sm90_config_name(detail::sm90_pick(a)));
     case Path::mma: return (detail::mma_vector_ok(a) ? "mma_sync" + tf32 + "_cp_async" : "mma_sync" + tf32 + "_scalar");

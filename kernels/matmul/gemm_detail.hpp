@@ -45,6 +45,7 @@ const char* sm90_config_name(Sm90Config c);
 bool sm90_supported(const GemmArgs& a, bool allow_tf32 = false);
 Sm90Config sm90_pick(const GemmArgs& a);
 void gemm_sm90(const GemmArgs& a, Sm90Config c, cudaStream_t s);
+int sm90_splitk(const GemmArgs& a, Sm90Config c);  // K splits the call takes (1: none)
 int sm90_resident_clusters(Sm90Config c);  // the occupancy API's answer (SM count for non-cluster configs)
 
 // ---- mma.sync (sm_80+), gemm_mma.cu: m16n8k16 for fp16/bf16, m16n8k8 TF32 for fp32 -------------------
@@ -67,8 +68,11 @@ const char* simt_config_name(int c);
 int simt_pick(const GemmArgs& a);
 void gemm_simt(const GemmArgs& a, cudaStream_t s);
 
-// ---- the TF32 path's scratch for B^T (gemm.cu): one grow-only buffer per device ----------------------
-void* tf32_scratch(size_t bytes);
+// ---- scratch buffers (gemm.cu): one grow-only buffer per device and use, freed at exit --------------------
+// Growing one frees and allocates (synchronizing the device), which happens on the first calls of a size
+// only. A buffer serves the calls of one stream at a time (as the framework's ops are issued).
+enum class Scratch { tf32_b_transposed, splitk_partials, count };
+void* scratch(Scratch use, size_t bytes);
 
 // ---- K == 0: C = bias (or 0), gemm_simt.cu ---------------------------------------------------------
 void gemm_fill_bias(const GemmArgs& a, cudaStream_t s);

@@ -84,6 +84,12 @@ struct Params {
   int group_m;   // cluster tiles per group along M (tile order)
   uint32_t b_lbo, b_sbo;  // N-major B descriptor: byte offsets between 64-column chunks / 8-row k groups
   int tma_store;          // 1: epilogue through shared memory + TMA store (C 16-byte aligned, N % 8 == 0)
+  // Split-K (splits > 1): unit u works on k-blocks [s * kb_per_split, (s + 1) * kb_per_split) of its tile,
+  // s = u / tiles, and stores fp32 partial sums (no bias) to partial[s][b][M][N]; k_splitk_reduce adds
+  // them up.
+  int splits;
+  int kb_per_split;
+  float* partial;
 };
 
 #ifdef FW_MATMUL_SM90A
@@ -182,9 +188,12 @@ __device__ __forceinline__ uint64_t make_desc(uint32_t saddr, uint32_t lbo, uint
          (uint64_t((sbo >> 4) & 0x3FFF) << 32) | (1ull << 62);
 }
 
-// Unit (cluster tile) -> (batch, cluster tile row, tile column), M-grouped for L2 reuse.
-__device__ __forceinline__ void unit_coords(int u, const Params& p, int& b, int& cm, int& tn) {
+// Unit -> (k split, batch, cluster tile row, tile column), M-grouped for L2 reuse.
+__device__ __forceinline__ void unit_coords(int u, const Params& p, int& sp, int& b, int& cm, int& tn) {
   const int per_batch = p.cm_tiles * p.n_tiles;
+  const int tiles = p.batch * per_batch;
+  sp = u / tiles;
+  u -= sp * tiles;
   b = u / per_batch;
   const int r = u - b * per_batch;
   const int per_group = p.group_m * p.n_tiles;
@@ -216,7 +225,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
   const int tid = threadIdx.x % 128;
   const uint32_t rank = CL > 1 ? cluster_ctarank() : 0;
   const int cluster_id = blockIdx.x / CL, num_clusters = gridDim.x / CL;
-  const int units = p.batch * p.cm_tiles * p.n_tiles;
+  const int units = p.batch * p.cm_tiles * p.n_tiles * p.splits;
   constexpr int BK = Cfg::BK;
   static_assert(sizeof(T) == 2 || B_NK, "TF32 wgmma takes K-major B only");
   const int nkb = (p.K + BK - 1) / BK;
@@ -240,10 +249,11 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
       int s = 0;
       uint32_t ph = 0;
       for (int u = cluster_id; u < units; u += num_clusters) {
-        int b, cm, tn;
-        unit_coords(u, p, b, cm, tn);
+        int sp, b, cm, tn;
+        unit_coords(u, p, sp, b, cm, tn);
         const int m0 = (cm * CL + int(rank)) * BM, n0 = tn * BN;
-        for (int kb = 0; kb < nkb; ++kb) {
+        const int kb0 = sp * p.kb_per_split, kb1 = min(nkb, kb0 + p.kb_per_split);
+        for (int kb = kb0; kb < kb1; ++kb) {
           mbar_wait(empty(s), ph ^ 1);
           mbar_expect_tx(full(s), Cfg::STAGE_BYTES);
           const int k0 = kb * BK;
@@ -302,9 +312,10 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     };
 
     for (int u = cluster_id; u < units; u += num_clusters) {
-      int b, cm, tn;
-      unit_coords(u, p, b, cm, tn);
+      int sp, b, cm, tn;
+      unit_coords(u, p, sp, b, cm, tn);
       const int m0 = (cm * CL + int(rank)) * BM, n0 = tn * BN;
+      const int kb0 = sp * p.kb_per_split, kb1 = min(nkb, kb0 + p.kb_per_split);  // never empty (host)
       const int row0 = m0 + c * 64 + warp * 16 + lane / 4;
       const int colb = n0 + 2 * (lane % 4);
       // The tile's bias: each thread reads up to BN / 128 values now (their latency hides behind the
@@ -319,7 +330,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         }
       }
       int prev = 0;
-      for (int kb = 0; kb < nkb; ++kb) {
+      for (int kb = kb0; kb < kb1; ++kb) {
         mbar_wait(full(s), ph);
         wgmma_fence();
         const uint64_t da = make_desc(sA(s) + c * 64 * 128, 16, 1024);
@@ -328,11 +339,11 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         for (int kk = 0; kk < 4; ++kk) {
           // +32 bytes per k-step inside a 128-byte swizzled row (K-major); +16 rows (N-major).
           const uint64_t dbk = B_NK ? db + uint64_t(2 * kk) : db + uint64_t(128 * kk);
-          Wgmma<BN, T, B_NK ? 0 : 1>::mma(acc, da + uint64_t(2 * kk), dbk, (kb | kk) != 0);
+          Wgmma<BN, T, B_NK ? 0 : 1>::mma(acc, da + uint64_t(2 * kk), dbk, kb != kb0 || kk != 0);
         }
         wgmma_commit();
         wgmma_wait<1>();
-        if (kb > 0) release(prev);
+        if (kb > kb0) release(prev);
         prev = s;
         if (++s == STAGES) {
           s = 0;
@@ -357,6 +368,24 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         const Packet<T, 2> pk = *reinterpret_cast<const Packet<T, 2>*>(sbias + 2 * (lane % 4) + 8 * j);
         return make_float2(to_float(pk.v[0]), to_float(pk.v[1]));
       };
+      if (p.splits > 1) {
+        // Split-K: this split's fp32 partial sums, bias-free (k_splitk_reduce adds the bias).
+        float* P = p.partial + (int64_t(sp) * p.batch + b) * p.M * p.N;
+        const bool rows_in = row0 + 8 < p.M;
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j) {
+          const int col = colb + 8 * j;
+          if (col >= p.N) continue;
+#pragma unroll
+          for (int i = 0; i < 2; ++i) {
+            const int row = row0 + 8 * i;
+            if (!rows_in && row >= p.M) continue;
+            gemm_dev::store_pair(P + int64_t(row) * p.N + col, acc[4 * j + 2 * i], acc[4 * j + 2 * i + 1],
+                                 col + 1 < p.N, p.N % 2 == 0);
+          }
+        }
+        continue;
+      }
       if constexpr (sizeof(T) == 2) {
         if (p.tma_store) {
           // 64x64 chunks: registers (+ bias) -> stmatrix into a 128-byte-swizzled 8 KB buffer -> TMA store
@@ -417,6 +446,33 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
 #else
   __trap();  // built without sm_90a: the host never launches this (see sm90_supported)
 #endif
+}
+
+// Split-K's second step: C[b][m][n] = sum over s of partial[s][b][m][n] (+ bias[n]), in T. V elements a
+// thread: 4 when N % 4 == 0 and C is 4-element aligned (a quad then never straddles a row), else 1.
+template <class T, int V>
+__global__ void __launch_bounds__(256) k_splitk_reduce(const float* __restrict__ part, const T* __restrict__ bias,
+                                                       T* __restrict__ C, int64_t count, int N, int splits) {
+  const int64_t i = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) * V;
+  if (i >= count) return;
+  float acc[V] = {};
+  for (int sp = 0; sp < splits; ++sp) {
+    const float* src = part + sp * count + i;
+    if constexpr (V == 4) {
+      const float4 v = *reinterpret_cast<const float4*>(src);
+      acc[0] += v.x, acc[1] += v.y, acc[2] += v.z, acc[3] += v.w;
+    } else {
+      acc[0] += *src;
+    }
+  }
+  const int n = int(i % N);
+  Packet<T, V> pk;
+#pragma unroll
+  for (int j = 0; j < V; ++j) pk.v[j] = from_float<T>(acc[j] + (bias ? to_float(bias[n + j]) : 0.f));
+  if constexpr (V == 4)
+    store_packet(C + i, pk);
+  else
+    C[i] = pk.v[0];
 }
 
 }  // namespace fw::sm90
@@ -531,8 +587,46 @@ int resident_clusters() {
   return st.max_clusters[d];
 }
 
+// Split-K, for grids that would leave most of the GPU idle on a long K (decode and small-batch shapes:
+// Qwen2's down projection at 128 tokens, [128, 4864] @ [4864, 896], is 28 tiles of 64x64 with 76
+// k-blocks each on 132 SMs). Splits: as many as keep units = tiles x splits within one CTA a SM, at
+// least 4 k-blocks a split; none when the tiles already fill half the GPU. 16-bit outputs only.
+struct SplitK {
+  int splits = 1;
+  int kb_per_split = 0;
+};
+SplitK pick_splitk(const GemmArgs& a, int bm, int bn, int bk) {
+  const int64_t nkb = ceil_div(a.K, int64_t(bk));
+  SplitK r;
+  r.kb_per_split = int(nkb);
+  if (a.dt != DType::f16 && a.dt != DType::bf16) return r;
+  const int64_t tiles = a.batch * ceil_div(a.M, int64_t(bm)) * ceil_div(a.N, int64_t(bn));
+  const int64_t sms = current_device_info().sms;
+  if (2 * tiles > sms || nkb < 8) return r;
+  const int64_t want = std::min<int64_t>(sms / tiles, nkb / 4);
+  if (want < 2) return r;
+  r.kb_per_split = int(ceil_div(nkb, want));
+  r.splits = int(ceil_div(nkb, int64_t(r.kb_per_split)));  // no split left empty
+  return r;
+}
+
+template <class T>
+void splitk_reduce(const GemmArgs& a, const float* partial, int splits, cudaStream_t s) {
+  const int64_t count = a.batch * a.M * a.N;
+  const T* bias = static_cast<const T*>(a.bias);
+  T* C = static_cast<T*>(a.C);
+  constexpr int kThreads = 256;
+  if (a.N % 4 == 0 && (reinterpret_cast<uintptr_t>(C) % (4 * sizeof(T))) == 0)
+    k_splitk_reduce<T, 4><<<unsigned(ceil_div(count, int64_t(4 * kThreads))), kThreads, 0, s>>>(partial, bias, C, count,
+                                                                                                int(a.N), splits);
+  else
+    k_splitk_reduce<T, 1><<<unsigned(ceil_div(count, int64_t(kThreads))), kThreads, 0, s>>>(partial, bias, C, count,
+                                                                                            int(a.N), splits);
+  FW_CHECK_LAUNCH();
+}
+
 template <class T, class Cfg, bool B_NK, bool HAS_BIAS>
-void launch(const GemmArgs& a, cudaStream_t stream) {
+void launch(const GemmArgs& a, const SplitK& sk, cudaStream_t stream) {
   constexpr int BM = Cfg::BM, BN = Cfg::BN, CL = Cfg::CL;
   auto kern = k_gemm_sm90<T, Cfg, B_NK, HAS_BIAS>;
   const int resident = resident_clusters<T, Cfg, B_NK, HAS_BIAS>();
@@ -564,7 +658,12 @@ void launch(const GemmArgs& a, cudaStream_t stream) {
   p.b_lbo = 8192u;  // next 64-column chunk: one TMA box of 64 k-rows x 128 B
   p.b_sbo = 1024u;  // next 8 k-rows
   p.tma_store = tma_store ? 1 : 0;
-  const int64_t units = B * p.cm_tiles * p.n_tiles;
+  p.splits = sk.splits;
+  p.kb_per_split = sk.kb_per_split;
+  p.partial = sk.splits > 1 ? static_cast<float*>(scratch(Scratch::splitk_partials,
+                                                          size_t(sk.splits) * size_t(B * M * N) * sizeof(float)))
+                            : nullptr;
+  const int64_t units = B * p.cm_tiles * p.n_tiles * sk.splits;
   if (units >= (int64_t(1) << 31)) throw std::invalid_argument("gemm_sm90: too many tiles");
   const int clusters = int(units < resident ? units : resident);
 
@@ -582,25 +681,30 @@ void launch(const GemmArgs& a, cudaStream_t stream) {
   cfg.numAttrs = CL > 1 ? 1 : 0;
   FW_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kern, tmA, tmB, tmC, p));
   FW_CHECK_LAUNCH();
+  if (sk.splits > 1) splitk_reduce<T>(a, p.partial, sk.splits, stream);
 }
 
 template <int BN, int NC, int STAGES, int CL>
 void launch_cfg(const GemmArgs& a, cudaStream_t s) {
   // Bias-free launches use kernels without the bias code; linear layers (W as [N, K]) carry a bias,
   // B[K, N] with a bias is supported too. fp32 (TF32) takes W as [N, K] only.
-  const bool nk = a.b_layout == GemmLayout::nk, bias = a.bias != nullptr;
+  // A split-K launch leaves the bias to its reduction.
+  const bool nk = a.b_layout == GemmLayout::nk;
   dispatch_float(a.dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using Cfg = TileCfg<T, BN, NC, STAGES, CL>;
+    const SplitK one{1, int(ceil_div(a.K, int64_t(Cfg::BK)))};
+    const SplitK sk = CL == 1 ? pick_splitk(a, Cfg::BM, Cfg::BN, Cfg::BK) : one;
+    const bool bias = a.bias != nullptr && sk.splits == 1;
     if constexpr (std::is_same<T, float>::value) {
       FW_REQUIRE(nk, "TF32 wgmma needs B as [N, K]");
-      if (bias) launch<T, Cfg, true, true>(a, s);
-      if (!bias) launch<T, Cfg, true, false>(a, s);
+      if (bias) launch<T, Cfg, true, true>(a, one, s);
+      if (!bias) launch<T, Cfg, true, false>(a, one, s);
     } else {
-      if (nk && bias) launch<T, Cfg, true, true>(a, s);
-      if (nk && !bias) launch<T, Cfg, true, false>(a, s);
-      if (!nk && bias) launch<T, Cfg, false, true>(a, s);
-      if (!nk && !bias) launch<T, Cfg, false, false>(a, s);
+      if (nk && bias) launch<T, Cfg, true, true>(a, sk, s);
+      if (nk && !bias) launch<T, Cfg, true, false>(a, sk, s);
+      if (!nk && bias) launch<T, Cfg, false, true>(a, sk, s);
+      if (!nk && !bias) launch<T, Cfg, false, false>(a, sk, s);
     }
   });
 }
@@ -628,6 +732,17 @@ int sm90_resident_clusters(Sm90Config c) {
     case Sm90Config::bm128_bn256_cl2: return resident_clusters<__nv_bfloat16, TileCfg<__nv_bfloat16, 256, 2, 4, 2>, false, false>();
     case Sm90Config::bm128_bn128_cl2: return resident_clusters<__nv_bfloat16, TileCfg<__nv_bfloat16, 128, 2, 6, 2>, false, false>();
     default: return current_device_info().sms;
+  }
+}
+
+int sm90_splitk(const GemmArgs& a, Sm90Config c) {
+  const int bk = 128 / int(opbench::dtype_size(a.dt));
+  switch (c) {
+    case Sm90Config::bm128_bn256_cl1: return pick_splitk(a, 128, 256, bk).splits;
+    case Sm90Config::bm128_bn128_cl1: return pick_splitk(a, 128, 128, bk).splits;
+    case Sm90Config::bm64_bn128: return pick_splitk(a, 64, 128, bk).splits;
+    case Sm90Config::bm64_bn64: return pick_splitk(a, 64, 64, bk).splits;
+    default: return 1;  // cluster configurations do not split
   }
 }
 
