@@ -44,8 +44,10 @@ const char* sm90_config_name(Sm90Config c);
 // (16-byte aligned A and B, row strides multiples of 16 bytes).
 bool sm90_supported(const GemmArgs& a, bool allow_tf32 = false);
 Sm90Config sm90_pick(const GemmArgs& a);
-void gemm_sm90(const GemmArgs& a, Sm90Config c, cudaStream_t s);
-int sm90_splitk(const GemmArgs& a, Sm90Config c);  // K splits the call takes (1: none)
+// splits: 0 chooses the split-K count by rule (sm90_splitk says which); > 0 forces it (16-bit, cluster-free
+// configurations only).
+void gemm_sm90(const GemmArgs& a, Sm90Config c, cudaStream_t s, int splits = 0);
+int sm90_splitk(const GemmArgs& a, Sm90Config c);  // K splits a call with splits = 0 takes (1: none)
 int sm90_resident_clusters(Sm90Config c);  // the occupancy API's answer (SM count for non-cluster configs)
 
 // ---- mma.sync (sm_80+), gemm_mma.cu: m16n8k16 for fp16/bf16, m16n8k8 TF32 for fp32 -------------------

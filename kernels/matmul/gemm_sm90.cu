@@ -590,24 +590,33 @@ int resident_clusters() {
 // Split-K, for grids that would leave most of the GPU idle on a long K (decode and small-batch shapes:
 // Qwen2's down projection at 128 tokens, [128, 4864] @ [4864, 896], is 28 tiles of 64x64 with 76
 // k-blocks each on 132 SMs). Splits: as many as keep units = tiles x splits within one CTA a SM, at
-// least 4 k-blocks a split; none when the tiles already fill half the GPU. 16-bit outputs only.
+// least 4 k-blocks a split; none when the tiles fill a third of the GPU or K has fewer than 32 k-blocks.
+// 16-bit outputs only. Measured on the H100 (bench_ops, a295903 against 8f6e5bf): splitting in two when
+// the tiles filled half the GPU cost more than it saved (the partials' round trip and a second launch):
+// matmul bf16 512^3 3.6 -> 7.2 us, 64x4096x4096 14.8 -> 17.6 us; four splits of the down projection
+// above gained (Qwen2 MLP matmuls at 128 tokens 26.8 -> 22.7 us).
 struct SplitK {
   int splits = 1;
   int kb_per_split = 0;
 };
-SplitK pick_splitk(const GemmArgs& a, int bm, int bn, int bk) {
-  const int64_t nkb = ceil_div(a.K, int64_t(bk));
+// `want` splits of nkb k-blocks, none left empty.
+SplitK make_splitk(int64_t nkb, int64_t want) {
   SplitK r;
-  r.kb_per_split = int(nkb);
-  if (a.dt != DType::f16 && a.dt != DType::bf16) return r;
+  want = std::max<int64_t>(1, std::min(want, nkb));
+  r.kb_per_split = int(ceil_div(nkb, want));
+  r.splits = int(ceil_div(nkb, int64_t(r.kb_per_split)));
+  return r;
+}
+
+// forced > 0: that many splits (a test's or a sweep's choice); 0: the rule above.
+SplitK pick_splitk(const GemmArgs& a, int bm, int bn, int bk, int forced = 0) {
+  const int64_t nkb = ceil_div(a.K, int64_t(bk));
+  if (a.dt != DType::f16 && a.dt != DType::bf16) return make_splitk(nkb, 1);
+  if (forced > 0) return make_splitk(nkb, forced);
   const int64_t tiles = a.batch * ceil_div(a.M, int64_t(bm)) * ceil_div(a.N, int64_t(bn));
   const int64_t sms = current_device_info().sms;
-  if (2 * tiles > sms || nkb < 8) return r;
-  const int64_t want = std::min<int64_t>(sms / tiles, nkb / 4);
-  if (want < 2) return r;
-  r.kb_per_split = int(ceil_div(nkb, want));
-  r.splits = int(ceil_div(nkb, int64_t(r.kb_per_split)));  // no split left empty
-  return r;
+  if (3 * tiles > sms || nkb < 32) return make_splitk(nkb, 1);
+  return make_splitk(nkb, std::min<int64_t>(sms / tiles, nkb / 4));
 }
 
 template <class T>
@@ -685,7 +694,7 @@ void launch(const GemmArgs& a, const SplitK& sk, cudaStream_t stream) {
 }
 
 template <int BN, int NC, int STAGES, int CL>
-void launch_cfg(const GemmArgs& a, cudaStream_t s) {
+void launch_cfg(const GemmArgs& a, cudaStream_t s, int splits) {
   // Bias-free launches use kernels without the bias code; linear layers (W as [N, K]) carry a bias,
   // B[K, N] with a bias is supported too. fp32 (TF32) takes W as [N, K] only.
   // A split-K launch leaves the bias to its reduction.
@@ -694,7 +703,7 @@ void launch_cfg(const GemmArgs& a, cudaStream_t s) {
     using T = typename decltype(tag)::type;
     using Cfg = TileCfg<T, BN, NC, STAGES, CL>;
     const SplitK one{1, int(ceil_div(a.K, int64_t(Cfg::BK)))};
-    const SplitK sk = CL == 1 ? pick_splitk(a, Cfg::BM, Cfg::BN, Cfg::BK) : one;
+    const SplitK sk = CL == 1 ? pick_splitk(a, Cfg::BM, Cfg::BN, Cfg::BK, splits) : one;
     const bool bias = a.bias != nullptr && sk.splits == 1;
     if constexpr (std::is_same<T, float>::value) {
       FW_REQUIRE(nk, "TF32 wgmma needs B as [N, K]");
@@ -784,14 +793,14 @@ Sm90Config sm90_pick(const GemmArgs& a) {
   return Sm90Config::bm64_bn64;
 }
 
-void gemm_sm90(const GemmArgs& a, Sm90Config c, cudaStream_t s) {
+void gemm_sm90(const GemmArgs& a, Sm90Config c, cudaStream_t s, int splits) {
   switch (c) {
-    case Sm90Config::bm128_bn256_cl2: return launch_cfg<256, 2, 4, 2>(a, s);
-    case Sm90Config::bm128_bn256_cl1: return launch_cfg<256, 2, 4, 1>(a, s);
-    case Sm90Config::bm128_bn128_cl2: return launch_cfg<128, 2, 6, 2>(a, s);
-    case Sm90Config::bm128_bn128_cl1: return launch_cfg<128, 2, 6, 1>(a, s);
-    case Sm90Config::bm64_bn128: return launch_cfg<128, 1, 8, 1>(a, s);
-    case Sm90Config::bm64_bn64: return launch_cfg<64, 1, 8, 1>(a, s);
+    case Sm90Config::bm128_bn256_cl2: return launch_cfg<256, 2, 4, 2>(a, s, splits);
+    case Sm90Config::bm128_bn256_cl1: return launch_cfg<256, 2, 4, 1>(a, s, splits);
+    case Sm90Config::bm128_bn128_cl2: return launch_cfg<128, 2, 6, 2>(a, s, splits);
+    case Sm90Config::bm128_bn128_cl1: return launch_cfg<128, 2, 6, 1>(a, s, splits);
+    case Sm90Config::bm64_bn128: return launch_cfg<128, 1, 8, 1>(a, s, splits);
+    case Sm90Config::bm64_bn64: return launch_cfg<64, 1, 8, 1>(a, s, splits);
     default: break;
   }
   throw std::invalid_argument("gemm_sm90: unknown tile configuration");

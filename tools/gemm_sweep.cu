@@ -1,0 +1,195 @@
+// gemm_sweep: times every cluster-free tile configuration of the wgmma GEMM (gemm_sm90.cu) with every
+// split-K count on the given 16-bit shapes, and marks the choice fw::gemm makes, so that the choice rules
+// (sm90_pick, pick_splitk) can be checked against measurements. A developer tool, not part of bench_ops:
+//   build/gemm_sweep [--dtype bf16|fp16] [--reps N] MxNxK[:nk|:kn] ...
+// (default: B as [K, N] for matmul; nk for a linear layer's W). Without shapes, a built-in list: the
+// Qwen2-0.5B projections at 128..2048 tokens and the decode-like and square shapes of the matmul suite.
+// Timing: each launch alone, L2 cleaned before it (a 2 x L2 buffer written, then read), CUDA events,
+// the median of --reps launches (25). Event timing carries a fixed ~2 us floor that bench_ops's CUPTI
+// timing does not, the same for every configuration of a shape: compare configurations, not absolutes.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "kernels/matmul/gemm_detail.hpp"
+#include "kernels/matmul/matmul.hpp"
+
+namespace {
+
+#define CHECK(x)                                                                                     \
+  do {                                                                                               \
+    cudaError_t e_ = (x);                                                                            \
+    if (e_ != cudaSuccess) {                                                                         \
+      std::fprintf(stderr, "gemm_sweep: %s: %s\n", #x, cudaGetErrorString(e_));                      \
+      std::exit(1);                                                                                  \
+    }                                                                                                \
+  } while (0)
+
+struct Case {
+  int64_t M, N, K;
+  fw::GemmLayout layout;
+};
+
+__global__ void read_all(const float4* p, size_t n, float* sink) {
+  float s = 0.f;
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+    s += p[i].x;
+  if (s == 1234.5f) *sink = s;  // never true for the zero-filled buffer; keeps the loads
+}
+
+__global__ void fill(uint16_t* p, size_t n, uint32_t seed) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    uint32_t h = uint32_t(i) * 2654435761u ^ seed;
+    h ^= h >> 15;
+    // A value in [-1, 1) of the 16-bit type whose bits are set below (bf16 and fp16 alike: small exponents).
+    p[i] = uint16_t(0x3800u | (h & 0x83FFu));
+  }
+}
+
+struct Flush {
+  float4* buf = nullptr;
+  size_t n = 0;
+  float* sink = nullptr;
+  Flush() {
+    int l2 = 0;
+    CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+    n = size_t(2) * l2 / sizeof(float4);
+    CHECK(cudaMalloc(&buf, n * sizeof(float4)));
+    CHECK(cudaMalloc(&sink, sizeof(float)));
+  }
+  void operator()(cudaStream_t s) const {
+    CHECK(cudaMemsetAsync(buf, 0, n * sizeof(float4), s));
+    read_all<<<1024, 256, 0, s>>>(buf, n, sink);
+  }
+};
+
+template <class F>
+float median_us(F&& launch, const Flush& flush, int reps, cudaStream_t s) {
+  cudaEvent_t a, b;
+  CHECK(cudaEventCreate(&a));
+  CHECK(cudaEventCreate(&b));
+  launch();  // warm-up: tensor maps, scratch, module load
+  std::vector<float> t;
+  for (int r = 0; r < reps; ++r) {
+    flush(s);
+    CHECK(cudaEventRecord(a, s));
+    launch();
+    CHECK(cudaEventRecord(b, s));
+    CHECK(cudaEventSynchronize(b));
+    float ms = 0.f;
+    CHECK(cudaEventElapsedTime(&ms, a, b));
+    t.push_back(ms * 1000.f);
+  }
+  CHECK(cudaGetLastError());
+  CHECK(cudaEventDestroy(a));
+  CHECK(cudaEventDestroy(b));
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+std::vector<Case> default_cases() {
+  std::vector<Case> v;
+  const fw::GemmLayout nk = fw::GemmLayout::nk, kn = fw::GemmLayout::kn;
+  for (int64_t T : {128, 256, 512, 1024, 2048}) {
+    v.push_back({T, 9728, 896, nk});  // gate + up
+    v.push_back({T, 896, 4864, nk});  // down
+    v.push_back({T, 896, 896, nk});   // q, o
+    v.push_back({T, 128, 896, nk});   // k, v
+  }
+  for (int64_t M : {16, 64}) v.push_back({M, 4096, 4096, kn}), v.push_back({M, 4096, 4096, nk});
+  for (int64_t n : {256, 512, 1024, 2048}) v.push_back({n, n, n, kn});
+  v.push_back({4096, 896, 4864, nk});
+  v.push_back({4096, 4864, 896, nk});
+  return v;
+}
+
+bool parse_case(const char* s, Case& c) {
+  long long m = 0, n = 0, k = 0;
+  char lay[8] = "kn";
+  const int got = std::sscanf(s, "%lldx%lldx%lld:%3s", &m, &n, &k, lay);
+  if (got < 3 || m < 1 || n < 1 || k < 1) return false;
+  c = {m, n, k, std::strcmp(lay, "nk") == 0 ? fw::GemmLayout::nk : fw::GemmLayout::kn};
+  return got == 3 || std::strcmp(lay, "nk") == 0 || std::strcmp(lay, "kn") == 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace fw::detail;
+  fw::DType dt = fw::DType::bf16;
+  int reps = 25;
+  std::vector<Case> cases;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--dtype" && i + 1 < argc) {
+      const std::string d = argv[++i];
+      if (d != "bf16" && d != "fp16") return std::fprintf(stderr, "gemm_sweep: --dtype takes bf16 or fp16\n"), 2;
+      dt = d == "bf16" ? fw::DType::bf16 : fw::DType::f16;
+    } else if (a == "--reps" && i + 1 < argc) {
+      reps = std::max(1, std::atoi(argv[++i]));
+    } else {
+      Case c;
+      if (!parse_case(argv[i], c))
+        return std::fprintf(stderr, "gemm_sweep: '%s' is not MxNxK[:nk|:kn]\n", argv[i]), 2;
+      cases.push_back(c);
+    }
+  }
+  if (cases.empty()) cases = default_cases();
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0)
+    return std::fprintf(stderr, "gemm_sweep: no CUDA device\n"), 3;
+
+  const Flush flush;
+  cudaStream_t s;
+  CHECK(cudaStreamCreate(&s));
+  const Sm90Config configs[] = {Sm90Config::bm128_bn256_cl1, Sm90Config::bm128_bn128_cl1, Sm90Config::bm64_bn128,
+                                Sm90Config::bm64_bn64};
+  const int split_counts[] = {1, 2, 3, 4, 6, 8};
+  std::printf("| M x N x K | B | fw::gemm's path | its us | best config | best us | auto/best |");
+  for (Sm90Config c : configs)
+    for (int sp : split_counts) std::printf(" %s/%d |", sm90_config_name(c), sp);
+  std::printf("\n");
+  for (const Case& c : cases) {
+    const size_t a_n = size_t(c.M * c.K), b_n = size_t(c.K * c.N), c_n = size_t(c.M * c.N);
+    void *A, *B, *C, *bias;
+    CHECK(cudaMalloc(&A, a_n * 2));
+    CHECK(cudaMalloc(&B, b_n * 2));
+    CHECK(cudaMalloc(&C, c_n * 2));
+    CHECK(cudaMalloc(&bias, size_t(c.N) * 2));
+    fill<<<1024, 256, 0, s>>>(static_cast<uint16_t*>(A), a_n, 1u);
+    fill<<<1024, 256, 0, s>>>(static_cast<uint16_t*>(B), b_n, 2u);
+    fill<<<256, 256, 0, s>>>(static_cast<uint16_t*>(bias), size_t(c.N), 3u);
+    const void* bias_or_null = c.layout == fw::GemmLayout::nk ? bias : nullptr;  // linear carries a bias
+    const GemmArgs args{dt, c.layout, A, B, bias_or_null, C, 1, c.M, c.N, c.K};
+    const std::string path = fw::gemm_path(dt, c.layout, A, B, C, 1, c.M, c.N, c.K, false);
+    const float auto_us = median_us([&] { fw::gemm(dt, c.layout, A, B, bias_or_null, C, 1, c.M, c.N, c.K, false, s); },
+                                    flush, reps, s);
+    std::vector<float> times;
+    float best = 1e30f;
+    std::string best_name;
+    for (Sm90Config cfg : configs)
+      for (int sp : split_counts) {
+        const float us = sm90_supported(args) ? median_us([&] { gemm_sm90(args, cfg, s, sp); }, flush, reps, s) : -1.f;
+        times.push_back(us);
+        if (us > 0 && us < best) best = us, best_name = std::string(sm90_config_name(cfg)) + "/" + std::to_string(sp);
+      }
+    std::printf("| %lldx%lldx%lld | %s | %s | %.2f | %s | %.2f | %.2f |", (long long)c.M, (long long)c.N,
+                (long long)c.K, c.layout == fw::GemmLayout::nk ? "nk" : "kn", path.c_str(), auto_us,
+                best_name.c_str(), best, auto_us / best);
+    for (float t : times) std::printf(" %.2f |", t);
+    std::printf("\n");
+    std::fflush(stdout);
+    CHECK(cudaFree(A));
+    CHECK(cudaFree(B));
+    CHECK(cudaFree(C));
+    CHECK(cudaFree(bias));
+  }
+  return 0;
+}
