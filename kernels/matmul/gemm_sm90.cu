@@ -33,6 +33,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <type_traits>
@@ -587,18 +588,21 @@ int resident_clusters() {
   return st.max_clusters[d];
 }
 
-// Split-K, for grids that would leave most of the GPU idle on a long K (decode and small-batch shapes:
-// Qwen2's down projection at 128 tokens, [128, 4864] @ [4864, 896], is 28 tiles of 64x64 with 76
-// k-blocks each on 132 SMs). Splits: as many as keep units = tiles x splits within one CTA a SM, at
-// least 4 k-blocks a split; none when the tiles fill a third of the GPU or K has fewer than 32 k-blocks.
-// 16-bit outputs only. Measured on the H100 (bench_ops, a295903 against 8f6e5bf): splitting in two when
-// the tiles filled half the GPU cost more than it saved (the partials' round trip and a second launch):
-// matmul bf16 512^3 3.6 -> 7.2 us, 64x4096x4096 14.8 -> 17.6 us; four splits of the down projection
-// above gained (Qwen2 MLP matmuls at 128 tokens 26.8 -> 22.7 us).
+// ---- the choice of tile configuration and split-K count ----------------------------------------------
+// One cost model for both, fitted to tools/gemm_sweep on the H100 (bf16, 31 shapes x 4 configurations x 6
+// split counts; notes/performance.md): a CTA takes each k-block (A and B tiles, 128 bytes of K a row) at
+// the slower of ~100 GB/s of TMA loads and 1/sms of the dense tensor peak, then stores its tile; the units
+// (tiles x splits) run in ceil(units / sms) rounds of one CTA a SM; a split adds its fp32 partials and the
+// reduction kernel (~6 us with its launch). Its picks came within 7% of the best measured configuration on
+// every shape, where the former rule (the largest tile that still fills a wave) lost up to 1.56x
+// ([1024, 4864] @ [4864, 896]: 64x64 in two rounds, 32.5 us, against 64x128 in one, 20.8 us).
+// Split-K pays only on long K with few tiles (Qwen2's down projection at 128 tokens: 64x64 in 4 splits,
+// 12.4 us against 16.8). 16-bit only; TF32 keeps the wave rule in sm90_pick (not swept).
 struct SplitK {
   int splits = 1;
   int kb_per_split = 0;
 };
+
 // `want` splits of nkb k-blocks, none left empty.
 SplitK make_splitk(int64_t nkb, int64_t want) {
   SplitK r;
@@ -608,15 +612,33 @@ SplitK make_splitk(int64_t nkb, int64_t want) {
   return r;
 }
 
-// forced > 0: that many splits (a test's or a sweep's choice); 0: the rule above.
+constexpr double kLoadBytesPerUs = 100e3;     // per SM, TMA loads of A and B tiles
+constexpr double kSmFlopsPerUs = 989e6 / 132;  // per SM: the H100 SXM dense fp16/bf16 peak over its SMs
+constexpr double kReduceUs = 6.0;             // the split-K reduction kernel's fixed cost, launch included
+constexpr double kReduceBytesPerUs = 2.5e6;   // its reads of the partials
+constexpr int kSplitCounts[] = {1, 2, 3, 4, 6, 8};
+
+double cost_us(const GemmArgs& a, int bm, int bn, int bk, int64_t want_splits) {
+  const int64_t nkb = ceil_div(a.K, int64_t(bk));
+  const SplitK sk = make_splitk(nkb, want_splits);
+  const int64_t units = a.batch * ceil_div(a.M, int64_t(bm)) * ceil_div(a.N, int64_t(bn)) * sk.splits;
+  const int64_t rounds = ceil_div(units, int64_t(current_device_info().sms));
+  const double per_kb = std::max((bm + bn) * 128.0 / kLoadBytesPerUs, 2.0 * bm * bn * bk / kSmFlopsPerUs);
+  const double epilogue = double(bm) * bn * (sk.splits > 1 ? 4 : 2) / kLoadBytesPerUs;
+  double t = double(rounds) * (sk.kb_per_split * per_kb + epilogue);
+  if (sk.splits > 1) t += kReduceUs + double(sk.splits) * a.batch * a.M * a.N * 4 / kReduceBytesPerUs;
+  return t;
+}
+
+// The cheapest split count for a tile (forced > 0: that many, a test's or a sweep's choice).
 SplitK pick_splitk(const GemmArgs& a, int bm, int bn, int bk, int forced = 0) {
   const int64_t nkb = ceil_div(a.K, int64_t(bk));
   if (a.dt != DType::f16 && a.dt != DType::bf16) return make_splitk(nkb, 1);
   if (forced > 0) return make_splitk(nkb, forced);
-  const int64_t tiles = a.batch * ceil_div(a.M, int64_t(bm)) * ceil_div(a.N, int64_t(bn));
-  const int64_t sms = current_device_info().sms;
-  if (3 * tiles > sms || nkb < 32) return make_splitk(nkb, 1);
-  return make_splitk(nkb, std::min<int64_t>(sms / tiles, nkb / 4));
+  int best = 1;
+  for (int sp : kSplitCounts)
+    if (sp <= nkb && cost_us(a, bm, bn, bk, sp) < cost_us(a, bm, bn, bk, best)) best = sp;
+  return make_splitk(nkb, best);
 }
 
 template <class T>
@@ -785,8 +807,27 @@ bool sm90_supported(const GemmArgs& a, bool allow_tf32) {
 
 Sm90Config sm90_pick(const GemmArgs& a) {
   const int sms = current_device_info().sms;
+  if (a.dt == DType::f16 || a.dt == DType::bf16) {
+    // The cluster-free configuration of least modelled cost (ties: the larger tile), see cost_us.
+    struct Cand {
+      Sm90Config c;
+      int bm, bn;
+    };
+    const Cand cands[] = {{Sm90Config::bm128_bn256_cl1, 128, 256},
+                          {Sm90Config::bm128_bn128_cl1, 128, 128},
+                          {Sm90Config::bm64_bn128, 64, 128},
+                          {Sm90Config::bm64_bn64, 64, 64}};
+    const int bk = 128 / int(opbench::dtype_size(a.dt));
+    Sm90Config best = cands[0].c;
+    double best_us = 0;
+    for (const Cand& k : cands) {
+      const double us = cost_us(a, k.bm, k.bn, bk, pick_splitk(a, k.bm, k.bn, bk).splits);
+      if (k.c == cands[0].c || us < best_us) best = k.c, best_us = us;
+    }
+    return best;
+  }
   auto tiles = [&](int bm, int bn) { return a.batch * ceil_div(a.M, bm) * ceil_div(a.N, bn); };
-  // Largest tile that still gives about a full wave (measured on H100: 128x256 from 2048^3 up).
+  // TF32: the largest tile that still gives about a full wave (measured on H100: 128x256 from 2048^3 up).
   if (10 * tiles(128, 256) >= 9 * sms) return Sm90Config::bm128_bn256_cl1;
   if (tiles(128, 128) >= sms) return Sm90Config::bm128_bn128_cl1;
   if (10 * tiles(64, 128) >= 9 * sms) return Sm90Config::bm64_bn128;
