@@ -7,6 +7,7 @@
 // Timing: each launch alone, L2 cleaned before it (a 2 x L2 buffer written, then read), CUDA events,
 // the median of --reps launches (25). Event timing carries a fixed ~2 us floor that bench_ops's CUPTI
 // timing does not, the same for every configuration of a shape: compare configurations, not absolutes.
+// Exit codes: 0 done, 1 a CUDA error (named on stderr), 2 a bad argument, 3 no CUDA device.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>

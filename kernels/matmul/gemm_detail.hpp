@@ -44,6 +44,13 @@ const char* sm90_config_name(Sm90Config c);
 // (16-byte aligned A and B, row strides multiples of 16 bytes).
 bool sm90_supported(const GemmArgs& a, bool allow_tf32 = false);
 Sm90Config sm90_pick(const GemmArgs& a);
+// The cost model behind sm90_pick and the split-K count for 16-bit calls (gemm_sm90.cu), on a GPU of `sms`
+// SMs. Pure: no CUDA call, so that a CPU test can check its picks.
+struct Sm90Choice {
+  Sm90Config config;
+  int splits;
+};
+Sm90Choice sm90_model_choice(const GemmArgs& a, int sms);
 // splits: 0 chooses the split-K count by rule (sm90_splitk says which); > 0 forces it (16-bit, cluster-free
 // configurations only).
 void gemm_sm90(const GemmArgs& a, Sm90Config c, cudaStream_t s, int splits = 0);

@@ -618,11 +618,25 @@ constexpr double kReduceUs = 6.0;             // the split-K reduction kernel's 
 constexpr double kReduceBytesPerUs = 2.5e6;   // its reads of the partials
 constexpr int kSplitCounts[] = {1, 2, 3, 4, 6, 8};
 
-double cost_us(const GemmArgs& a, int bm, int bn, int bk, int64_t want_splits) {
+// Tile dimensions of the cluster-free configurations the model chooses from (largest first: ties go to
+// the larger tile).
+struct TileDims {
+  Sm90Config c;
+  int bm, bn;
+};
+constexpr TileDims kModelTiles[] = {{Sm90Config::bm128_bn256_cl1, 128, 256},
+                                    {Sm90Config::bm128_bn128_cl1, 128, 128},
+                                    {Sm90Config::bm64_bn128, 64, 128},
+                                    {Sm90Config::bm64_bn64, 64, 64}};
+
+int bk_of(DType dt) { return 128 / int(opbench::dtype_size(dt)); }  // elements of K in a 128-byte k-block
+bool is_16bit(DType dt) { return dt == DType::f16 || dt == DType::bf16; }
+
+double cost_us(const GemmArgs& a, int bm, int bn, int bk, int64_t want_splits, int sms) {
   const int64_t nkb = ceil_div(a.K, int64_t(bk));
   const SplitK sk = make_splitk(nkb, want_splits);
   const int64_t units = a.batch * ceil_div(a.M, int64_t(bm)) * ceil_div(a.N, int64_t(bn)) * sk.splits;
-  const int64_t rounds = ceil_div(units, int64_t(current_device_info().sms));
+  const int64_t rounds = ceil_div(units, int64_t(sms));
   const double per_kb = std::max((bm + bn) * 128.0 / kLoadBytesPerUs, 2.0 * bm * bn * bk / kSmFlopsPerUs);
   const double epilogue = double(bm) * bn * (sk.splits > 1 ? 4 : 2) / kLoadBytesPerUs;
   double t = double(rounds) * (sk.kb_per_split * per_kb + epilogue);
@@ -630,15 +644,55 @@ double cost_us(const GemmArgs& a, int bm, int bn, int bk, int64_t want_splits) {
   return t;
 }
 
-// The cheapest split count for a tile (forced > 0: that many, a test's or a sweep's choice).
-SplitK pick_splitk(const GemmArgs& a, int bm, int bn, int bk, int forced = 0) {
+// The cheapest split count for a tile by the model (1 for TF32).
+int model_splits(const GemmArgs& a, int bm, int bn, int sms) {
+  if (!is_16bit(a.dt)) return 1;
+  const int bk = bk_of(a.dt);
   const int64_t nkb = ceil_div(a.K, int64_t(bk));
-  if (a.dt != DType::f16 && a.dt != DType::bf16) return make_splitk(nkb, 1);
-  if (forced > 0) return make_splitk(nkb, forced);
   int best = 1;
-  for (int sp : kSplitCounts)
-    if (sp <= nkb && cost_us(a, bm, bn, bk, sp) < cost_us(a, bm, bn, bk, best)) best = sp;
-  return make_splitk(nkb, best);
+  double best_us = cost_us(a, bm, bn, bk, 1, sms);
+  for (int sp : kSplitCounts) {
+    if (sp > nkb) break;
+    const double us = cost_us(a, bm, bn, bk, sp, sms);
+    if (us < best_us) best = sp, best_us = us;
+  }
+  return make_splitk(nkb, best).splits;
+}
+
+// The model's choice for a 16-bit call, memoized per thread and shape: the model runs ~50 cost evaluations,
+// and a decode step issues hundreds of GEMMs whose host time is its cost (bench_ops times model runs as
+// issued).
+Sm90Choice memo_choice(const GemmArgs& a) {
+  struct Entry {
+    int dev, dt;
+    int64_t batch, M, N, K;
+    Sm90Choice choice;
+  };
+  struct Memo {
+    Entry e[16];
+    int n = 0, next = 0;
+  };
+  thread_local Memo m;
+  const DeviceInfo& d = current_device_info();
+  for (int i = 0; i < m.n; ++i) {
+    const Entry& x = m.e[i];
+    if (x.dev == d.device && x.dt == int(a.dt) && x.batch == a.batch && x.M == a.M && x.N == a.N && x.K == a.K)
+      return x.choice;
+  }
+  Entry& x = m.e[m.next];
+  x = Entry{d.device, int(a.dt), a.batch, a.M, a.N, a.K, sm90_model_choice(a, d.sms)};
+  m.next = (m.next + 1) % 16;
+  if (m.n < 16) ++m.n;
+  return x.choice;
+}
+
+// Split-K for a launch of configuration c: forced > 0 (a test's or a sweep's choice), else the model's.
+SplitK splitk_for(const GemmArgs& a, Sm90Config c, int bm, int bn, int forced) {
+  const int64_t nkb = ceil_div(a.K, int64_t(bk_of(a.dt)));
+  if (!is_16bit(a.dt)) return make_splitk(nkb, 1);
+  if (forced > 0) return make_splitk(nkb, forced);
+  const Sm90Choice m = memo_choice(a);
+  return make_splitk(nkb, m.config == c ? m.splits : model_splits(a, bm, bn, current_device_info().sms));
 }
 
 template <class T>
@@ -716,7 +770,7 @@ void launch(const GemmArgs& a, const SplitK& sk, cudaStream_t stream) {
 }
 
 template <int BN, int NC, int STAGES, int CL>
-void launch_cfg(const GemmArgs& a, cudaStream_t s, int splits) {
+void launch_cfg(const GemmArgs& a, Sm90Config c, cudaStream_t s, int splits) {
   // Bias-free launches use kernels without the bias code; linear layers (W as [N, K]) carry a bias,
   // B[K, N] with a bias is supported too. fp32 (TF32) takes W as [N, K] only.
   // A split-K launch leaves the bias to its reduction.
@@ -725,7 +779,7 @@ void launch_cfg(const GemmArgs& a, cudaStream_t s, int splits) {
     using T = typename decltype(tag)::type;
     using Cfg = TileCfg<T, BN, NC, STAGES, CL>;
     const SplitK one{1, int(ceil_div(a.K, int64_t(Cfg::BK)))};
-    const SplitK sk = CL == 1 ? pick_splitk(a, Cfg::BM, Cfg::BN, Cfg::BK, splits) : one;
+    const SplitK sk = CL == 1 ? splitk_for(a, c, Cfg::BM, Cfg::BN, splits) : one;
     const bool bias = a.bias != nullptr && sk.splits == 1;
     if constexpr (std::is_same<T, float>::value) {
       FW_REQUIRE(nk, "TF32 wgmma needs B as [N, K]");
@@ -767,14 +821,20 @@ int sm90_resident_clusters(Sm90Config c) {
 }
 
 int sm90_splitk(const GemmArgs& a, Sm90Config c) {
-  const int bk = 128 / int(opbench::dtype_size(a.dt));
-  switch (c) {
-    case Sm90Config::bm128_bn256_cl1: return pick_splitk(a, 128, 256, bk).splits;
-    case Sm90Config::bm128_bn128_cl1: return pick_splitk(a, 128, 128, bk).splits;
-    case Sm90Config::bm64_bn128: return pick_splitk(a, 64, 128, bk).splits;
-    case Sm90Config::bm64_bn64: return pick_splitk(a, 64, 64, bk).splits;
-    default: return 1;  // cluster configurations do not split
+  for (const TileDims& t : kModelTiles)
+    if (t.c == c) return splitk_for(a, c, t.bm, t.bn, 0).splits;
+  return 1;  // cluster configurations do not split
+}
+
+Sm90Choice sm90_model_choice(const GemmArgs& a, int sms) {
+  Sm90Choice best{kModelTiles[0].c, 1};
+  double best_us = 0;
+  for (const TileDims& t : kModelTiles) {
+    const int sp = model_splits(a, t.bm, t.bn, sms);
+    const double us = cost_us(a, t.bm, t.bn, bk_of(a.dt), sp, sms);
+    if (t.c == kModelTiles[0].c || us < best_us) best = {t.c, sp}, best_us = us;
   }
+  return best;
 }
 
 const char* sm90_config_name(Sm90Config c) {
@@ -806,26 +866,8 @@ bool sm90_supported(const GemmArgs& a, bool allow_tf32) {
 }
 
 Sm90Config sm90_pick(const GemmArgs& a) {
+  if (is_16bit(a.dt)) return memo_choice(a).config;  // the cost model (sm90_model_choice)
   const int sms = current_device_info().sms;
-  if (a.dt == DType::f16 || a.dt == DType::bf16) {
-    // The cluster-free configuration of least modelled cost (ties: the larger tile), see cost_us.
-    struct Cand {
-      Sm90Config c;
-      int bm, bn;
-    };
-    const Cand cands[] = {{Sm90Config::bm128_bn256_cl1, 128, 256},
-                          {Sm90Config::bm128_bn128_cl1, 128, 128},
-                          {Sm90Config::bm64_bn128, 64, 128},
-                          {Sm90Config::bm64_bn64, 64, 64}};
-    const int bk = 128 / int(opbench::dtype_size(a.dt));
-    Sm90Config best = cands[0].c;
-    double best_us = 0;
-    for (const Cand& k : cands) {
-      const double us = cost_us(a, k.bm, k.bn, bk, pick_splitk(a, k.bm, k.bn, bk).splits);
-      if (k.c == cands[0].c || us < best_us) best = k.c, best_us = us;
-    }
-    return best;
-  }
   auto tiles = [&](int bm, int bn) { return a.batch * ceil_div(a.M, bm) * ceil_div(a.N, bn); };
   // TF32: the largest tile that still gives about a full wave (measured on H100: 128x256 from 2048^3 up).
   if (10 * tiles(128, 256) >= 9 * sms) return Sm90Config::bm128_bn256_cl1;
@@ -836,12 +878,12 @@ Sm90Config sm90_pick(const GemmArgs& a) {
 
 void gemm_sm90(const GemmArgs& a, Sm90Config c, cudaStream_t s, int splits) {
   switch (c) {
-    case Sm90Config::bm128_bn256_cl2: return launch_cfg<256, 2, 4, 2>(a, s, splits);
-    case Sm90Config::bm128_bn256_cl1: return launch_cfg<256, 2, 4, 1>(a, s, splits);
-    case Sm90Config::bm128_bn128_cl2: return launch_cfg<128, 2, 6, 2>(a, s, splits);
-    case Sm90Config::bm128_bn128_cl1: return launch_cfg<128, 2, 6, 1>(a, s, splits);
-    case Sm90Config::bm64_bn128: return launch_cfg<128, 1, 8, 1>(a, s, splits);
-    case Sm90Config::bm64_bn64: return launch_cfg<64, 1, 8, 1>(a, s, splits);
+    case Sm90Config::bm128_bn256_cl2: return launch_cfg<256, 2, 4, 2>(a, c, s, splits);
+    case Sm90Config::bm128_bn256_cl1: return launch_cfg<256, 2, 4, 1>(a, c, s, splits);
+    case Sm90Config::bm128_bn128_cl2: return launch_cfg<128, 2, 6, 2>(a, c, s, splits);
+    case Sm90Config::bm128_bn128_cl1: return launch_cfg<128, 2, 6, 1>(a, c, s, splits);
+    case Sm90Config::bm64_bn128: return launch_cfg<128, 1, 8, 1>(a, c, s, splits);
+    case Sm90Config::bm64_bn64: return launch_cfg<64, 1, 8, 1>(a, c, s, splits);
     default: break;
   }
   throw std::invalid_argument("gemm_sm90: unknown tile configuration");

@@ -1,0 +1,136 @@
+// The wgmma GEMM's choice of tile configuration and split-K count (sm90_model_choice, gemm_sm90.cu) against
+// a measurement: tests/data/gemm_sweep_h100.md is tools/gemm_sweep's table from the H100 at commit 9a378a2
+// (bf16, every cluster-free configuration with 1..8 K splits, L2 cleaned, event-timed medians). The model
+// is pure host code, so this runs without a GPU.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "kernels/matmul/gemm_detail.hpp"
+
+#ifndef OPBENCH_TEST_DATA
+#error "OPBENCH_TEST_DATA must name tests/data"
+#endif
+
+namespace {
+
+using fw::detail::GemmArgs;
+using fw::detail::Sm90Choice;
+
+constexpr int kH100Sms = 132;
+
+std::vector<std::string> cells(const std::string& line) {
+  std::vector<std::string> out;
+  std::stringstream ss(line);
+  std::string c;
+  std::getline(ss, c, '|');  // before the first bar
+  while (std::getline(ss, c, '|')) {
+    const auto b = c.find_first_not_of(' '), e = c.find_last_not_of(' ');
+    out.push_back(b == std::string::npos ? "" : c.substr(b, e - b + 1));
+  }
+  if (!out.empty() && out.back().empty()) out.pop_back();
+  return out;
+}
+
+struct Row {
+  int64_t M, N, K;
+  fw::GemmLayout layout;
+  std::string path;                   // what fw::gemm chose at 9a378a2 (gemm_path)
+  std::map<std::string, double> us;  // "64x128/4" -> median us (splits as asked of the kernel)
+};
+
+std::vector<Row> load() {
+  std::ifstream f(std::string(OPBENCH_TEST_DATA) + "/gemm_sweep_h100.md");
+  std::vector<Row> rows;
+  std::vector<std::string> header;
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind("|", 0) != 0) continue;
+    const std::vector<std::string> c = cells(line);
+    if (header.empty()) {
+      header = c;
+      continue;
+    }
+    Row r;
+    long long m = 0, n = 0, k = 0;
+    if (std::sscanf(c.at(0).c_str(), "%lldx%lldx%lld", &m, &n, &k) != 3) continue;
+    r.M = m, r.N = n, r.K = k;
+    r.layout = c.at(1) == "nk" ? fw::GemmLayout::nk : fw::GemmLayout::kn;
+    r.path = c.at(2);
+    for (std::size_t i = 7; i < c.size() && i < header.size(); ++i) r.us[header[i]] = std::stod(c[i]);
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+std::string tile_name(fw::detail::Sm90Config c) { return fw::detail::sm90_config_name(c); }
+
+// The kernel runs ceil(nkb / ceil(nkb / asked)) splits when asked for `asked`.
+int effective_splits(int64_t K, int asked) {
+  const int64_t nkb = (K + 63) / 64;
+  const int64_t per = (nkb + asked - 1) / asked;
+  return int((nkb + per - 1) / per);
+}
+
+double measured(const Row& r, const Sm90Choice& c) {
+  for (int asked : {1, 2, 3, 4, 6, 8})
+    if (effective_splits(r.K, asked) == c.splits) {
+      const auto it = r.us.find(tile_name(c.config) + "/" + std::to_string(asked));
+      if (it != r.us.end()) return it->second;
+    }
+  return -1;
+}
+
+TEST(GemmChoice, FixtureIsTheSweepTable) {
+  const std::vector<Row> rows = load();
+  ASSERT_GE(rows.size(), 30u);
+  for (const Row& r : rows) EXPECT_EQ(r.us.size(), 24u) << r.M << "x" << r.N << "x" << r.K;
+}
+
+// Every pick within 10% of the fastest configuration measured for its shape (the sweep's own medians
+// move by up to ~6% between runs).
+TEST(GemmChoice, PicksWithinTenPercentOfTheMeasuredBest) {
+  for (const Row& r : load()) {
+    const GemmArgs a{fw::DType::bf16, r.layout, nullptr, nullptr, nullptr, nullptr, 1, r.M, r.N, r.K};
+    const Sm90Choice c = fw::detail::sm90_model_choice(a, kH100Sms);
+    double best = 1e30;
+    for (const auto& kv : r.us)
+      if (kv.second > 0) best = std::min(best, kv.second);
+    const double got = measured(r, c);
+    ASSERT_GT(got, 0) << "no measurement for " << tile_name(c.config) << " in " << c.splits << " splits";
+    EXPECT_LE(got, 1.10 * best) << r.M << "x" << r.N << "x" << r.K << ": picked " << tile_name(c.config) << " in "
+                                << c.splits << " splits, " << got << " us; best " << best << " us";
+  }
+}
+
+// The model is the one fw::gemm ran when the table was measured (gemm_path's names).
+TEST(GemmChoice, SameChoiceAsWhenMeasured) {
+  for (const Row& r : load()) {
+    const GemmArgs a{fw::DType::bf16, r.layout, nullptr, nullptr, nullptr, nullptr, 1, r.M, r.N, r.K};
+    const Sm90Choice c = fw::detail::sm90_model_choice(a, kH100Sms);
+    std::string want = "sm90_tma_wgmma " + tile_name(c.config);
+    if (c.splits > 1) want += " split-K " + std::to_string(c.splits);
+    EXPECT_EQ(r.path, want) << r.M << "x" << r.N << "x" << r.K;
+  }
+}
+
+// Two facts the model was fitted for: Qwen2's down projection at 128 tokens splits K (16.8 -> 12.4 us
+// measured), and the same projection at 1024 tokens takes 64x128 tiles in one round (20.8 us against 32.5
+// for the former rule's 64x64 in two).
+TEST(GemmChoice, FittedCases) {
+  const GemmArgs down128{fw::DType::bf16, fw::GemmLayout::nk, nullptr, nullptr, nullptr, nullptr, 1, 128, 896, 4864};
+  EXPECT_GT(fw::detail::sm90_model_choice(down128, kH100Sms).splits, 1);
+  const GemmArgs down1024{fw::DType::bf16, fw::GemmLayout::nk, nullptr, nullptr, nullptr, nullptr, 1, 1024, 896, 4864};
+  const Sm90Choice c = fw::detail::sm90_model_choice(down1024, kH100Sms);
+  EXPECT_EQ(c.config, fw::detail::Sm90Config::bm64_bn128);
+  EXPECT_EQ(c.splits, 1);
+}
+
+}  // namespace
