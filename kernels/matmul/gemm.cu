@@ -10,8 +10,8 @@
 //   fp32                                  -> SIMT kernel (gemm_simt.cu)
 //   fp16/bf16, B[K,N], M = 1, batch 1,    -> streaming kernel, split-K over a cluster (gemv_sm90.cu)
 //     N >= 2048, K >= 1024, cc 9.0
-//   fp16/bf16, cc 9.0, tensor-map rules   -> TMA + wgmma kernel (gemm_sm90.cu), tile config by size,
-//                                            split-K when the tiles fill at most half the GPU
+//   fp16/bf16, cc 9.0, tensor-map rules   -> TMA + wgmma kernel (gemm_sm90.cu), tile configuration
+//                                            and split-K count by a cost model (sm90_model_choice)
 //   fp16/bf16 otherwise                   -> mma.sync kernel (gemm_mma.cu)
 //   K == 0                                -> C = bias (or 0)
 // Host cost per call: a cached device query, and for the wgmma path two tensor maps (~1 us).

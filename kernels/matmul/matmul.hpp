@@ -23,9 +23,10 @@
 //                     also N % 8 == 0 (every row stride a multiple of 16 bytes). M, N, K need not be
 //                     multiples of the tile (TMA zero-fills out-of-bounds boxes). The output goes out
 //                     through TMA stores when C is 16-byte aligned and N % 8 == 0, else through
-//                     bounds-checked stores from registers. Split-K when the output tiles fill at most
-//                     half the GPU and K is long (fp32 partial sums in a per-device scratch, then a
-//                     reduction kernel that adds the bias and rounds once).
+//                     bounds-checked stores from registers. The tile configuration and the split-K
+//                     count come from one cost model fitted on the H100 (sm90_model_choice); a split
+//                     writes fp32 partial sums to a per-device scratch, then a reduction kernel adds
+//                     them and the bias and rounds once.
 //   fp16/bf16, else   mma.sync m16n8k16 kernel (gemm_mma.cu): cp.async pipeline when the rows are
 //                     16-byte aligned, element loads otherwise. Any shape, any element-aligned pointer.
 #pragma once
