@@ -1,12 +1,13 @@
 // gemm_sweep: times every cluster-free tile configuration of the wgmma GEMM (gemm_sm90.cu) with every
-// split-K count on the given 16-bit shapes, and marks the choice fw::gemm makes, so that the choice rules
-// (sm90_pick, pick_splitk) can be checked against measurements. A developer tool, not part of bench_ops:
+// split-K count on the given 16-bit shapes, and marks the choice fw::gemm makes, so that its cost model
+// (sm90_model_choice) can be checked against measurements. A developer tool, not part of bench_ops:
 //   build/gemm_sweep [--dtype bf16|fp16] [--reps N] MxNxK[:nk|:kn] ...
 // (default: B as [K, N] for matmul; nk for a linear layer's W). Without shapes, a built-in list: the
 // Qwen2-0.5B projections at 128..2048 tokens and the decode-like and square shapes of the matmul suite.
-// Timing: each launch alone, L2 cleaned before it (a 2 x L2 buffer written, then read), CUDA events,
-// the median of --reps launches (25). Event timing carries a fixed ~2 us floor that bench_ops's CUPTI
-// timing does not, the same for every configuration of a shape: compare configurations, not absolutes.
+// Timing: each launch alone, L2 cleaned before it (bench_ops's L2Flusher: 2 x L2 written, then read),
+// CUDA events, the median of --reps launches (25). Event timing carries a fixed ~2 us floor that
+// bench_ops's CUPTI timing does not, the same for every configuration of a shape: compare
+// configurations, not absolutes.
 // Exit codes: 0 done, 1 a CUDA error (named on stderr), 2 a bad argument, 3 no CUDA device.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -21,6 +22,8 @@
 
 #include "kernels/matmul/gemm_detail.hpp"
 #include "kernels/matmul/matmul.hpp"
+#include "src/model/stats.hpp"
+#include "src/timing/l2_flush.hpp"
 
 namespace {
 
@@ -38,13 +41,6 @@ struct Case {
   fw::GemmLayout layout;
 };
 
-__global__ void read_all(const float4* p, size_t n, float* sink) {
-  float s = 0.f;
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
-    s += p[i].x;
-  if (s == 1234.5f) *sink = s;  // never true for the zero-filled buffer; keeps the loads
-}
-
 __global__ void fill(uint16_t* p, size_t n, uint32_t seed) {
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
     uint32_t h = uint32_t(i) * 2654435761u ^ seed;
@@ -54,32 +50,15 @@ __global__ void fill(uint16_t* p, size_t n, uint32_t seed) {
   }
 }
 
-struct Flush {
-  float4* buf = nullptr;
-  size_t n = 0;
-  float* sink = nullptr;
-  Flush() {
-    int l2 = 0;
-    CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
-    n = size_t(2) * l2 / sizeof(float4);
-    CHECK(cudaMalloc(&buf, n * sizeof(float4)));
-    CHECK(cudaMalloc(&sink, sizeof(float)));
-  }
-  void operator()(cudaStream_t s) const {
-    CHECK(cudaMemsetAsync(buf, 0, n * sizeof(float4), s));
-    read_all<<<1024, 256, 0, s>>>(buf, n, sink);
-  }
-};
-
 template <class F>
-float median_us(F&& launch, const Flush& flush, int reps, cudaStream_t s) {
+float median_us(F&& launch, opbench::L2Flusher& flush, int reps, cudaStream_t s) {
   cudaEvent_t a, b;
   CHECK(cudaEventCreate(&a));
   CHECK(cudaEventCreate(&b));
   launch();  // warm-up: tensor maps, scratch, module load
-  std::vector<float> t;
+  std::vector<double> t;
   for (int r = 0; r < reps; ++r) {
-    flush(s);
+    flush.flush(s);
     CHECK(cudaEventRecord(a, s));
     launch();
     CHECK(cudaEventRecord(b, s));
@@ -91,8 +70,7 @@ float median_us(F&& launch, const Flush& flush, int reps, cudaStream_t s) {
   CHECK(cudaGetLastError());
   CHECK(cudaEventDestroy(a));
   CHECK(cudaEventDestroy(b));
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  return float(opbench::median_of(std::move(t)));
 }
 
 std::vector<Case> default_cases() {
@@ -147,7 +125,10 @@ int main(int argc, char** argv) {
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0)
     return std::fprintf(stderr, "gemm_sweep: no CUDA device\n"), 3;
 
-  const Flush flush;
+  int l2 = 0, sms = 0;
+  CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  opbench::L2Flusher flush(size_t(l2), sms);  // bench_ops's clean cold L2: 2 x L2 written, then read
   cudaStream_t s;
   CHECK(cudaStreamCreate(&s));
   const Sm90Config configs[] = {Sm90Config::bm128_bn256_cl1, Sm90Config::bm128_bn128_cl1, Sm90Config::bm64_bn128,
