@@ -93,6 +93,11 @@ struct Params {
   float* partial;
 };
 
+// What a kernel's epilogue writes: C in T (plain, or + bias), or a split's fp32 partial sums. A template
+// parameter, so that the unsplit kernels carry neither the bias code when they have no bias nor the
+// partial-sum stores (split kernels exist for 16-bit, cluster-free configurations only).
+enum class Epi { plain, bias, partial };
+
 #ifdef FW_MATMUL_SM90A
 using gemm_dev::smem_u32;
 __device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
@@ -207,12 +212,13 @@ __device__ __forceinline__ void unit_coords(int u, const Params& p, int& sp, int
 }
 #endif  // FW_MATMUL_SM90A
 
-template <class T, class Cfg, bool B_NK, bool HAS_BIAS>
+template <class T, class Cfg, bool B_NK, Epi E>
 __global__ void __launch_bounds__(Cfg::THREADS, 1)
     k_gemm_sm90(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
                 const __grid_constant__ CUtensorMap tmC, const Params p) {
 #ifdef FW_MATMUL_SM90A
   constexpr int BM = Cfg::BM, BN = Cfg::BN, NC = Cfg::NC, STAGES = Cfg::STAGES, CL = Cfg::CL;
+  constexpr bool HAS_BIAS = E == Epi::bias;
   extern __shared__ __align__(1024) uint8_t smem_raw[];
   const uint32_t base = (smem_u32(smem_raw) + 1023u) & ~1023u;
   const uint32_t cbuf = base + STAGES * Cfg::STAGE_BYTES;  // epilogue staging
@@ -369,22 +375,28 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         const Packet<T, 2> pk = *reinterpret_cast<const Packet<T, 2>*>(sbias + 2 * (lane % 4) + 8 * j);
         return make_float2(to_float(pk.v[0]), to_float(pk.v[1]));
       };
-      if (p.splits > 1) {
-        // Split-K: this split's fp32 partial sums, bias-free (k_splitk_reduce adds the bias).
-        float* P = p.partial + (int64_t(sp) * p.batch + b) * p.M * p.N;
+      // From registers to global memory: the thread's column pairs of rows row0 and row0 + 8 (+ bias),
+      // bounds-checked; pairs are stored together where dst_pair_ok (N even, dst 2-element aligned).
+      auto store_regs = [&](auto* dst, bool dst_pair_ok) {
         const bool rows_in = row0 + 8 < p.M;
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j) {
           const int col = colb + 8 * j;
           if (col >= p.N) continue;
+          const bool two = col + 1 < p.N;
+          const float2 bb = bias_at(j);
 #pragma unroll
           for (int i = 0; i < 2; ++i) {
             const int row = row0 + 8 * i;
             if (!rows_in && row >= p.M) continue;
-            gemm_dev::store_pair(P + int64_t(row) * p.N + col, acc[4 * j + 2 * i], acc[4 * j + 2 * i + 1],
-                                 col + 1 < p.N, p.N % 2 == 0);
+            gemm_dev::store_pair(dst + int64_t(row) * p.N + col, acc[4 * j + 2 * i] + bb.x,
+                                 acc[4 * j + 2 * i + 1] + bb.y, two, dst_pair_ok);
           }
         }
+      };
+      if constexpr (E == Epi::partial) {
+        // Split-K: this split's fp32 partial sums, bias-free (k_splitk_reduce adds the bias).
+        store_regs(p.partial + (int64_t(sp) * p.batch + b) * p.M * p.N, p.N % 2 == 0);
         continue;
       }
       if constexpr (sizeof(T) == 2) {
@@ -424,22 +436,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
           continue;
         }
       }
-      T* Cb = Cp + int64_t(b) * p.M * p.N;
-      const bool rows_in = row0 + 8 < p.M;
-#pragma unroll
-      for (int j = 0; j < BN / 8; ++j) {
-        const int col = colb + 8 * j;
-        if (col >= p.N) continue;
-        const bool two = col + 1 < p.N;
-        const float2 bb = bias_at(j);
-#pragma unroll
-        for (int i = 0; i < 2; ++i) {
-          const int row = row0 + 8 * i;
-          if (!rows_in && row >= p.M) continue;
-          gemm_dev::store_pair(Cb + int64_t(row) * p.N + col, acc[4 * j + 2 * i] + bb.x,
-                               acc[4 * j + 2 * i + 1] + bb.y, two, pair_ok);
-        }
-      }
+      store_regs(Cp + int64_t(b) * p.M * p.N, pair_ok);
     }
     if (p.tma_store && tid == 0) bulk_wait_all();  // stores done reading (and writing) before exit
   }
@@ -557,10 +554,10 @@ struct KernelState {
 
 // Sets the kernel's shared-memory limit once per device and returns how many clusters (CTAs when
 // CL == 1) can be resident at once: the persistent grid size.
-template <class T, class Cfg, bool B_NK, bool HAS_BIAS>
+template <class T, class Cfg, bool B_NK, Epi E>
 int resident_clusters() {
   constexpr int CL = Cfg::CL;
-  auto kern = k_gemm_sm90<T, Cfg, B_NK, HAS_BIAS>;
+  auto kern = k_gemm_sm90<T, Cfg, B_NK, E>;
   const DeviceInfo& dev = current_device_info();
   static KernelState st;
   const int d = dev.device & 63;
@@ -710,11 +707,11 @@ void splitk_reduce(const GemmArgs& a, const float* partial, int splits, cudaStre
   FW_CHECK_LAUNCH();
 }
 
-template <class T, class Cfg, bool B_NK, bool HAS_BIAS>
+template <class T, class Cfg, bool B_NK, Epi E>
 void launch(const GemmArgs& a, const SplitK& sk, cudaStream_t stream) {
   constexpr int BM = Cfg::BM, BN = Cfg::BN, CL = Cfg::CL;
-  auto kern = k_gemm_sm90<T, Cfg, B_NK, HAS_BIAS>;
-  const int resident = resident_clusters<T, Cfg, B_NK, HAS_BIAS>();
+  auto kern = k_gemm_sm90<T, Cfg, B_NK, E>;
+  const int resident = resident_clusters<T, Cfg, B_NK, E>();
 
   const int64_t M = a.M, N = a.N, K = a.K, B = a.batch;
   constexpr int BK = Cfg::BK;
@@ -769,27 +766,39 @@ void launch(const GemmArgs& a, const SplitK& sk, cudaStream_t stream) {
   if (sk.splits > 1) splitk_reduce<T>(a, p.partial, sk.splits, stream);
 }
 
+// The epilogue's kernel for a launch: a split-K launch stores partials (its reduction adds the bias);
+// bias-free launches use kernels without the bias code.
+template <class T, class Cfg, bool B_NK>
+void launch_epi(const GemmArgs& a, const SplitK& sk, cudaStream_t s) {
+  if (sk.splits > 1) {
+    if constexpr (Cfg::CL == 1 && sizeof(T) == 2)
+      launch<T, Cfg, B_NK, Epi::partial>(a, sk, s);
+    else
+      FW_REQUIRE(false, "gemm_sm90: split-K is for 16-bit, cluster-free configurations");
+    return;
+  }
+  if (a.bias != nullptr) return launch<T, Cfg, B_NK, Epi::bias>(a, sk, s);
+  launch<T, Cfg, B_NK, Epi::plain>(a, sk, s);
+}
+
 template <int BN, int NC, int STAGES, int CL>
 void launch_cfg(const GemmArgs& a, Sm90Config c, cudaStream_t s, int splits) {
-  // Bias-free launches use kernels without the bias code; linear layers (W as [N, K]) carry a bias,
-  // B[K, N] with a bias is supported too. fp32 (TF32) takes W as [N, K] only.
-  // A split-K launch leaves the bias to its reduction.
+  // Linear layers (W as [N, K]) carry a bias, B[K, N] with a bias is supported too. fp32 (TF32) takes
+  // W as [N, K] only and does not split.
   const bool nk = a.b_layout == GemmLayout::nk;
   dispatch_float(a.dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using Cfg = TileCfg<T, BN, NC, STAGES, CL>;
     const SplitK one{1, int(ceil_div(a.K, int64_t(Cfg::BK)))};
-    const SplitK sk = CL == 1 ? splitk_for(a, c, Cfg::BM, Cfg::BN, splits) : one;
-    const bool bias = a.bias != nullptr && sk.splits == 1;
     if constexpr (std::is_same<T, float>::value) {
       FW_REQUIRE(nk, "TF32 wgmma needs B as [N, K]");
-      if (bias) launch<T, Cfg, true, true>(a, one, s);
-      if (!bias) launch<T, Cfg, true, false>(a, one, s);
+      launch_epi<T, Cfg, true>(a, one, s);
     } else {
-      if (nk && bias) launch<T, Cfg, true, true>(a, sk, s);
-      if (nk && !bias) launch<T, Cfg, true, false>(a, sk, s);
-      if (!nk && bias) launch<T, Cfg, false, true>(a, sk, s);
-      if (!nk && !bias) launch<T, Cfg, false, false>(a, sk, s);
+      const SplitK sk = CL == 1 ? splitk_for(a, c, Cfg::BM, Cfg::BN, splits) : one;
+      if (nk)
+        launch_epi<T, Cfg, true>(a, sk, s);
+      else
+        launch_epi<T, Cfg, false>(a, sk, s);
     }
   });
 }
@@ -803,7 +812,7 @@ bool sm90_kernels_loaded() {
   std::call_once(once[d], [&] {
     cudaFuncAttributes attr{};
     const cudaError_t e = cudaFuncGetAttributes(
-        &attr, k_gemm_sm90<__nv_bfloat16, TileCfg<__nv_bfloat16, 256, 2, 4, 2>, false, false>);
+        &attr, k_gemm_sm90<__nv_bfloat16, TileCfg<__nv_bfloat16, 256, 2, 4, 2>, false, Epi::plain>);
     cached[d] = (e == cudaSuccess && attr.ptxVersion >= 90 && attr.binaryVersion >= 90) ? 1 : 0;
     if (e != cudaSuccess) (void)cudaGetLastError();
   });
@@ -814,8 +823,8 @@ bool sm90_kernels_loaded() {
 
 int sm90_resident_clusters(Sm90Config c) {
   switch (c) {
-    case Sm90Config::bm128_bn256_cl2: return resident_clusters<__nv_bfloat16, TileCfg<__nv_bfloat16, 256, 2, 4, 2>, false, false>();
-    case Sm90Config::bm128_bn128_cl2: return resident_clusters<__nv_bfloat16, TileCfg<__nv_bfloat16, 128, 2, 6, 2>, false, false>();
+    case Sm90Config::bm128_bn256_cl2: return resident_clusters<__nv_bfloat16, TileCfg<__nv_bfloat16, 256, 2, 4, 2>, false, Epi::plain>();
+    case Sm90Config::bm128_bn128_cl2: return resident_clusters<__nv_bfloat16, TileCfg<__nv_bfloat16, 128, 2, 6, 2>, false, Epi::plain>();
     default: return current_device_info().sms;
   }
 }
