@@ -98,17 +98,8 @@ struct ColReducers {  // for with_reducer (kind_dispatch.cuh); logsumexp is a la
 
 constexpr int kRows = 4;  // rows in flight per thread (predicated)
 
-// Blocks of 256 threads a SM the registers must allow: 4 (64 registers; 528 resident blocks on the H100,
-// so that 512 column blocks, e.g. [64, 512, 512] bf16, run in one wave rather than 1.3 waves at 3 a SM).
-// The argmax state (value and index) keeps 3: bf16 with 8 of them needs 78 registers and spills at 64.
-// Only the bf16 sum/mean/max/min kernels change (72 registers before); fp32 and fp16 used <= 58.
-template <class R>
-constexpr int col_min_blocks() {
-  return sizeof(typename R::State) > 4 ? 3 : 4;
-}
-
 template <class T, int VEC, class R>
-__global__ void __launch_bounds__(256, col_min_blocks<R>()) col_reduce_kernel(const T* __restrict__ x, int64_t rows, int64_t cols,
+__global__ void __launch_bounds__(256, 3) col_reduce_kernel(const T* __restrict__ x, int64_t rows, int64_t cols,
                                                          int64_t rows_per_split, int bx, R red,
                                                          typename R::State* __restrict__ partials) {
   using State = typename R::State;
