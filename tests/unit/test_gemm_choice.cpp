@@ -1,5 +1,5 @@
 // The wgmma GEMM's choice of tile configuration and split-K count (sm90_model_choice, gemm_sm90.cu) against
-// a measurement: tests/data/gemm_sweep_h100.md is tools/gemm_sweep's table from the H100 at commit 9a378a2
+// a measurement: tests/data/gemm_sweep_h100.md is tools/gemm_sweep's table from the H100 at commit 9e052cd
 // (bf16, every cluster-free configuration with 1..8 K splits, L2 cleaned, event-timed medians). The model
 // is pure host code, so this runs without a GPU.
 #include <gtest/gtest.h>
@@ -42,7 +42,7 @@ std::vector<std::string> cells(const std::string& line) {
 struct Row {
   int64_t M, N, K;
   fw::GemmLayout layout;
-  std::string path;                   // what fw::gemm chose at 9a378a2 (gemm_path)
+  std::string path;                   // what fw::gemm chose in the sweep (gemm_path)
   std::map<std::string, double> us;  // "64x128/4" -> median us (splits as asked of the kernel)
 };
 
