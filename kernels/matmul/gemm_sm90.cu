@@ -21,7 +21,9 @@
 //   - Cluster configurations (a pair along M sharing its B tile through TMA multicast) are implemented
 //     and correct but measured slower on H100 (~510 vs ~780 TFLOP/s at 4096^3, 66 clusters resident);
 //     sm90_pick never chooses them.
-// Out-of-range rows/columns/k: TMA fills zeros on load and clips on store, so tails need no special case.
+// Out-of-range rows/columns/k: TMA fills zeros on load and clips on store, so tails need no special case;
+// when all of M is one short tile (decode-like M < BM), A's and C's boxes stop at M instead (the fill
+// costs about as much as a load; see launch).
 // The tensor maps are built on the host (cuTensorMapEncodeTiled, obtained through
 // cudaGetDriverEntryPointByVersion, so nothing links libcuda) and cached per thread by (address, dims).
 //
