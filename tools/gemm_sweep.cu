@@ -131,12 +131,10 @@ int main(int argc, char** argv) {
   opbench::L2Flusher flush(size_t(l2), sms);  // bench_ops's clean cold L2: 2 x L2 written, then read
   cudaStream_t s;
   CHECK(cudaStreamCreate(&s));
-  const Sm90Config configs[] = {Sm90Config::bm128_bn256_cl1, Sm90Config::bm128_bn128_cl1, Sm90Config::bm64_bn128,
-                                Sm90Config::bm64_bn64};
-  const int split_counts[] = {1, 2, 3, 4, 6, 8};
+  // Every configuration and split count the cost model chooses from.
   std::printf("| M x N x K | B | fw::gemm's path | its us | best config | best us | auto/best |");
-  for (Sm90Config c : configs)
-    for (int sp : split_counts) std::printf(" %s/%d |", sm90_config_name(c), sp);
+  for (const Sm90Tile& t : kSm90ModelTiles)
+    for (int sp : kSm90SplitCounts) std::printf(" %s/%d |", sm90_config_name(t.config), sp);
   std::printf("\n");
   for (const Case& c : cases) {
     const size_t a_n = size_t(c.M * c.K), b_n = size_t(c.K * c.N), c_n = size_t(c.M * c.N);
@@ -156,11 +154,13 @@ int main(int argc, char** argv) {
     std::vector<float> times;
     float best = 1e30f;
     std::string best_name;
-    for (Sm90Config cfg : configs)
-      for (int sp : split_counts) {
-        const float us = sm90_supported(args) ? median_us([&] { gemm_sm90(args, cfg, s, sp); }, flush, reps, s) : -1.f;
+    for (const Sm90Tile& t : kSm90ModelTiles)
+      for (int sp : kSm90SplitCounts) {
+        const float us =
+            sm90_supported(args) ? median_us([&] { gemm_sm90(args, t.config, s, sp); }, flush, reps, s) : -1.f;
         times.push_back(us);
-        if (us > 0 && us < best) best = us, best_name = std::string(sm90_config_name(cfg)) + "/" + std::to_string(sp);
+        if (us > 0 && us < best)
+          best = us, best_name = std::string(sm90_config_name(t.config)) + "/" + std::to_string(sp);
       }
     std::printf("| %lldx%lldx%lld | %s | %s | %.2f | %s | %.2f | %.2f |", (long long)c.M, (long long)c.N,
                 (long long)c.K, c.layout == fw::GemmLayout::nk ? "nk" : "kn", path.c_str(), auto_us,

@@ -51,6 +51,19 @@ struct Sm90Choice {
   int splits;
 };
 Sm90Choice sm90_model_choice(const GemmArgs& a, int sms);
+// What the model chooses from (tools/gemm_sweep times the same): the cluster-free configurations with
+// their tile sizes, largest first (ties go to the larger tile), and the split-K counts.
+struct Sm90Tile {
+  Sm90Config config;
+  int bm, bn;
+};
+inline constexpr Sm90Tile kSm90ModelTiles[] = {{Sm90Config::bm128_bn256_cl1, 128, 256},
+                                               {Sm90Config::bm128_bn128_cl1, 128, 128},
+                                               {Sm90Config::bm64_bn128, 64, 128},
+                                               {Sm90Config::bm64_bn64, 64, 64}};
+inline constexpr int kSm90SplitCounts[] = {1, 2, 3, 4, 6, 8};
+// The splits a 16-bit launch asked for `asked` runs: K in 128-byte k-blocks, split evenly, none empty.
+int sm90_splits_run(const GemmArgs& a, int asked);
 // splits: 0 chooses the split-K count by rule (sm90_splitk says which); > 0 forces it (16-bit, cluster-free
 // configurations only).
 void gemm_sm90(const GemmArgs& a, Sm90Config c, cudaStream_t s, int splits = 0);

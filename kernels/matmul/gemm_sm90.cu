@@ -522,6 +522,26 @@ CUtensorMap make_map(const void* ptr, DType dt, uint64_t d0, uint64_t d1, uint64
   return m;
 }
 
+// The last N values computed per key, for per-thread memos of host work (round-robin replacement). The
+// value is made before its key is stored, so a make() that throws leaves the cache as it was.
+template <class Key, class Value, int N>
+struct RecentCache {
+  Key key[N];
+  Value value[N];
+  int n = 0, next = 0;
+  template <class Make>
+  Value get(const Key& k, Make&& make) {
+    for (int i = 0; i < n; ++i)
+      if (key[i] == k) return value[i];
+    const Value v = make();
+    key[next] = k;
+    value[next] = v;
+    next = (next + 1) % N;
+    if (n < N) ++n;
+    return v;
+  }
+};
+
 // The maps depend only on (address, dtype, dims, box): a small per-thread cache keeps repeated calls on
 // the same buffers (the usual case) from re-encoding them.
 CUtensorMap cached_map(const void* ptr, DType dt, uint64_t d0, uint64_t d1, uint64_t d2, uint32_t box0,
@@ -535,21 +555,9 @@ CUtensorMap cached_map(const void* ptr, DType dt, uint64_t d0, uint64_t d1, uint
       return ptr == o.ptr && dt == o.dt && d0 == o.d0 && d1 == o.d1 && d2 == o.d2 && b0 == o.b0 && b1 == o.b1;
     }
   };
-  struct Cache {
-    Key key[8];
-    CUtensorMap map[8];
-    int n = 0, next = 0;
-  };
-  thread_local Cache c;
-  const Key k{ptr, int(dt), d0, d1, d2, box0, box1};
-  for (int i = 0; i < c.n; ++i)
-    if (c.key[i] == k) return c.map[i];
-  const CUtensorMap m = make_map(ptr, dt, d0, d1, d2, box0, box1);
-  c.key[c.next] = k;
-  c.map[c.next] = m;
-  c.next = (c.next + 1) % 8;
-  if (c.n < 8) ++c.n;
-  return m;
+  thread_local RecentCache<Key, CUtensorMap, 8> cache;
+  return cache.get(Key{ptr, int(dt), d0, d1, d2, box0, box1},
+                   [&] { return make_map(ptr, dt, d0, d1, d2, box0, box1); });
 }
 
 // Per-device, per-kernel one-time state: the shared-memory attribute and the co-resident cluster count.
@@ -619,18 +627,6 @@ constexpr double kLoadBytesPerUs = 100e3;     // per SM, TMA loads of A and B ti
 constexpr double kSmFlopsPerUs = 989e6 / 132;  // per SM: the H100 SXM dense fp16/bf16 peak over its SMs
 constexpr double kReduceUs = 6.0;             // the split-K reduction kernel's fixed cost, launch included
 constexpr double kReduceBytesPerUs = 2.5e6;   // its reads of the partials
-constexpr int kSplitCounts[] = {1, 2, 3, 4, 6, 8};
-
-// Tile dimensions of the cluster-free configurations the model chooses from (largest first: ties go to
-// the larger tile).
-struct TileDims {
-  Sm90Config c;
-  int bm, bn;
-};
-constexpr TileDims kModelTiles[] = {{Sm90Config::bm128_bn256_cl1, 128, 256},
-                                    {Sm90Config::bm128_bn128_cl1, 128, 128},
-                                    {Sm90Config::bm64_bn128, 64, 128},
-                                    {Sm90Config::bm64_bn64, 64, 64}};
 
 int bk_of(DType dt) { return 128 / int(opbench::dtype_size(dt)); }  // elements of K in a 128-byte k-block
 bool is_16bit(DType dt) { return dt == DType::f16 || dt == DType::bf16; }
@@ -654,7 +650,7 @@ int model_splits(const GemmArgs& a, int bm, int bn, int sms) {
   const int64_t nkb = ceil_div(a.K, int64_t(bk));
   int best = 1;
   double best_us = cost_us(a, bm, bn, bk, 1, sms);
-  for (int sp : kSplitCounts) {
+  for (int sp : kSm90SplitCounts) {
     if (sp > nkb) break;
     const double us = cost_us(a, bm, bn, bk, sp, sms);
     if (us < best_us) best = sp, best_us = us;
@@ -666,27 +662,16 @@ int model_splits(const GemmArgs& a, int bm, int bn, int sms) {
 // and a decode step issues hundreds of GEMMs whose host time is its cost (bench_ops times model runs as
 // issued).
 Sm90Choice memo_choice(const GemmArgs& a) {
-  struct Entry {
+  struct Key {
     int dev, dt;
     int64_t batch, M, N, K;
-    Sm90Choice choice;
+    bool operator==(const Key& o) const {
+      return dev == o.dev && dt == o.dt && batch == o.batch && M == o.M && N == o.N && K == o.K;
+    }
   };
-  struct Memo {
-    Entry e[16];
-    int n = 0, next = 0;
-  };
-  thread_local Memo m;
+  thread_local RecentCache<Key, Sm90Choice, 16> memo;
   const DeviceInfo& d = current_device_info();
-  for (int i = 0; i < m.n; ++i) {
-    const Entry& x = m.e[i];
-    if (x.dev == d.device && x.dt == int(a.dt) && x.batch == a.batch && x.M == a.M && x.N == a.N && x.K == a.K)
-      return x.choice;
-  }
-  Entry& x = m.e[m.next];
-  x = Entry{d.device, int(a.dt), a.batch, a.M, a.N, a.K, sm90_model_choice(a, d.sms)};
-  m.next = (m.next + 1) % 16;
-  if (m.n < 16) ++m.n;
-  return x.choice;
+  return memo.get(Key{d.device, int(a.dt), a.batch, a.M, a.N, a.K}, [&] { return sm90_model_choice(a, d.sms); });
 }
 
 // Split-K for a launch of configuration c: forced > 0 (a test's or a sweep's choice), else the model's.
@@ -843,18 +828,22 @@ int sm90_resident_clusters(Sm90Config c) {
 }
 
 int sm90_splitk(const GemmArgs& a, Sm90Config c) {
-  for (const TileDims& t : kModelTiles)
-    if (t.c == c) return splitk_for(a, c, t.bm, t.bn, 0).splits;
+  for (const Sm90Tile& t : kSm90ModelTiles)
+    if (t.config == c) return splitk_for(a, c, t.bm, t.bn, 0).splits;
   return 1;  // cluster configurations do not split
 }
 
+int sm90_splits_run(const GemmArgs& a, int asked) {
+  return make_splitk(ceil_div(a.K, int64_t(bk_of(a.dt))), asked).splits;
+}
+
 Sm90Choice sm90_model_choice(const GemmArgs& a, int sms) {
-  Sm90Choice best{kModelTiles[0].c, 1};
+  Sm90Choice best{kSm90ModelTiles[0].config, 1};
   double best_us = 0;
-  for (const TileDims& t : kModelTiles) {
+  for (const Sm90Tile& t : kSm90ModelTiles) {
     const int sp = model_splits(a, t.bm, t.bn, sms);
     const double us = cost_us(a, t.bm, t.bn, bk_of(a.dt), sp, sms);
-    if (t.c == kModelTiles[0].c || us < best_us) best = {t.c, sp}, best_us = us;
+    if (t.config == kSm90ModelTiles[0].config || us < best_us) best = {t.config, sp}, best_us = us;
   }
   return best;
 }

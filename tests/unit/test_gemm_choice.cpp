@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 #include <string>
@@ -72,16 +73,10 @@ std::vector<Row> load() {
 
 std::string tile_name(fw::detail::Sm90Config c) { return fw::detail::sm90_config_name(c); }
 
-// The kernel runs ceil(nkb / ceil(nkb / asked)) splits when asked for `asked`.
-int effective_splits(int64_t K, int asked) {
-  const int64_t nkb = (K + 63) / 64;
-  const int64_t per = (nkb + asked - 1) / asked;
-  return int((nkb + per - 1) / per);
-}
-
-double measured(const Row& r, const Sm90Choice& c) {
-  for (int asked : {1, 2, 3, 4, 6, 8})
-    if (effective_splits(r.K, asked) == c.splits) {
+// The table's column for a choice: the split count asked of the kernel that runs c.splits.
+double measured(const Row& r, const GemmArgs& a, const Sm90Choice& c) {
+  for (int asked : fw::detail::kSm90SplitCounts)
+    if (fw::detail::sm90_splits_run(a, asked) == c.splits) {
       const auto it = r.us.find(tile_name(c.config) + "/" + std::to_string(asked));
       if (it != r.us.end()) return it->second;
     }
@@ -91,7 +86,8 @@ double measured(const Row& r, const Sm90Choice& c) {
 TEST(GemmChoice, FixtureIsTheSweepTable) {
   const std::vector<Row> rows = load();
   ASSERT_GE(rows.size(), 30u);
-  for (const Row& r : rows) EXPECT_EQ(r.us.size(), 24u) << r.M << "x" << r.N << "x" << r.K;
+  const std::size_t columns = std::size(fw::detail::kSm90ModelTiles) * std::size(fw::detail::kSm90SplitCounts);
+  for (const Row& r : rows) EXPECT_EQ(r.us.size(), columns) << r.M << "x" << r.N << "x" << r.K;
 }
 
 // Every pick within 10% of the fastest configuration measured for its shape (the sweep's own medians
@@ -103,7 +99,7 @@ TEST(GemmChoice, PicksWithinTenPercentOfTheMeasuredBest) {
     double best = 1e30;
     for (const auto& kv : r.us)
       if (kv.second > 0) best = std::min(best, kv.second);
-    const double got = measured(r, c);
+    const double got = measured(r, a, c);
     ASSERT_GT(got, 0) << "no measurement for " << tile_name(c.config) << " in " << c.splits << " splits";
     EXPECT_LE(got, 1.10 * best) << r.M << "x" << r.N << "x" << r.K << ": picked " << tile_name(c.config) << " in "
                                 << c.splits << " splits, " << got << " us; best " << best << " us";
