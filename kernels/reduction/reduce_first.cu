@@ -4,8 +4,8 @@
 // each lane owning one 16-byte vector of columns; by threads along the rows). Each thread walks its
 // rows with a stride of by, 4 rows in flight (predicated), so a warp reads 512 contiguous bytes per
 // row. When the column blocks alone do not fill one wave of resident blocks, the rows are split over
-// blockIdx.y (each thread keeping >= 8 rows, at most 64 splits) and a second kernel combines the
-// partial states per column.
+// blockIdx.y (each thread keeping >= 8 rows, at most 64 splits), in one cooperative launch: the blocks
+// leave partial states, wait for the whole grid, and combine them per column.
 // Scalar lanes (one column each) when x is not 16-byte aligned or cols is not a multiple of the vector.
 //
 // Bytes: rows*cols*s read + cols*s_out written (+ splits*cols*16 of partials, < 1% at 8192^2): e.g.
@@ -98,17 +98,18 @@ struct ColReducers {  // for with_reducer (kind_dispatch.cuh); logsumexp is a la
 
 constexpr int kRows = 4;  // rows in flight per thread (predicated)
 
+// The block's columns [c0, c0 + VEC) over rows [r0, r1) of its split, combined over the block's row
+// threads; the row-0 threads (ty == 0) end with the result in st.
 template <class T, int VEC, class R>
-__global__ void __launch_bounds__(256, 3) col_reduce_kernel(const T* __restrict__ x, int64_t rows, int64_t cols,
-                                                         int64_t rows_per_split, int bx, R red,
-                                                         typename R::State* __restrict__ partials) {
+__device__ __forceinline__ void col_block_reduce(const T* __restrict__ x, int64_t rows, int64_t cols,
+                                                 int64_t rows_per_split, int bx, const R& red,
+                                                 typename R::State (&st)[VEC]) {
   using State = typename R::State;
   __shared__ State sm[256][VEC];
   const int tx = threadIdx.x % bx, ty = threadIdx.x / bx, by = blockDim.x / bx;
   const int64_t c0 = (int64_t(blockIdx.x) * bx + tx) * VEC;
   const int64_t r0 = int64_t(blockIdx.y) * rows_per_split;
   const int64_t r1 = (rows - r0 < rows_per_split) ? rows : r0 + rows_per_split;
-  State st[VEC];
 #pragma unroll
   for (int j = 0; j < VEC; ++j) st[j] = red.init(0);
   if (c0 < cols) {
@@ -143,33 +144,47 @@ __global__ void __launch_bounds__(256, 3) col_reduce_kernel(const T* __restrict_
     }
     __syncthreads();
   }
-  if (ty == 0 && c0 < cols) {
 #pragma unroll
-    for (int j = 0; j < VEC; ++j) {
-      if (gridDim.y == 1)
-        red.write(c0 + j, sm[tx][j]);
-      else
-        partials[int64_t(blockIdx.y) * cols + c0 + j] = sm[tx][j];
-    }
+  for (int j = 0; j < VEC; ++j) st[j] = sm[tx][j];
+}
+
+// One split (gridDim.y == 1): writes y.
+template <class T, int VEC, class R>
+__global__ void __launch_bounds__(256, 3) col_reduce_kernel(const T* __restrict__ x, int64_t rows, int64_t cols,
+                                                         int64_t rows_per_split, int bx, R red) {
+  typename R::State st[VEC];
+  col_block_reduce<T, VEC>(x, rows, cols, rows_per_split, bx, red, st);
+  const int64_t c0 = (int64_t(blockIdx.x) * bx + int(threadIdx.x) % bx) * VEC;
+  if (int(threadIdx.x) < bx && c0 < cols) {
+#pragma unroll
+    for (int j = 0; j < VEC; ++j) red.write(c0 + j, st[j]);
   }
 }
 
-// partials [splits, cols] -> y[cols]; blocks of 32 columns x 8 threads along the splits.
-template <class R>
-__global__ void __launch_bounds__(256, 4) col_finalize_kernel(const typename R::State* __restrict__ partials,
-                                                           int64_t splits, int64_t cols, R red) {
+// Row splits over blockIdx.y, in one cooperative launch (the plan keeps the grid within one wave): each
+// block leaves its partial states in partials[split, cols], the grid waits, then the grid's threads
+// combine a column's splits each. Saves the second launch and the gap before it (H100, ncu at 9e052cd:
+// the separate finalize kernel took 3.9 us of 20.7 on sum_first bf16 4096^2).
+template <class T, int VEC, class R>
+__global__ void __launch_bounds__(256, 3) col_split_reduce_kernel(const T* __restrict__ x, int64_t rows, int64_t cols,
+                                                               int64_t rows_per_split, int bx, R red,
+                                                               typename R::State* partials) {
   using State = typename R::State;
-  __shared__ State sm[8][32];
-  const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
-  const int64_t c = int64_t(blockIdx.x) * 32 + tx;
-  State st = red.init(0);
-  if (c < cols)
-    for (int64_t k = ty; k < splits; k += 8) st = red.combine(st, partials[k * cols + c]);
-  sm[ty][tx] = st;
-  __syncthreads();
-  if (ty == 0 && c < cols) {
-    for (int k = 1; k < 8; ++k) st = red.combine(st, sm[k][tx]);
-    red.write(c, st);
+  State st[VEC];
+  col_block_reduce<T, VEC>(x, rows, cols, rows_per_split, bx, red, st);
+  const int64_t c0 = (int64_t(blockIdx.x) * bx + int(threadIdx.x) % bx) * VEC;
+  if (int(threadIdx.x) < bx && c0 < cols) {
+#pragma unroll
+    for (int j = 0; j < VEC; ++j) partials[int64_t(blockIdx.y) * cols + c0 + j] = st[j];
+  }
+  cooperative_groups::this_grid().sync();
+  const int64_t splits = gridDim.y;
+  const int64_t nt = int64_t(gridDim.x) * gridDim.y * blockDim.x;
+  for (int64_t c = (int64_t(blockIdx.y) * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x; c < cols; c += nt) {
+    State acc = red.init(0);
+#pragma unroll 8
+    for (int64_t k = 0; k < splits; ++k) acc = red.combine(acc, partials[k * cols + c]);
+    red.write(c, acc);
   }
 }
 
@@ -177,21 +192,20 @@ template <class T, int VEC, class R>
 void launch_cols(const T* x, int64_t rows, int64_t cols, const R& red, void* ws, std::size_t ws_bytes,
                  cudaStream_t stream) {
   using State = typename R::State;
-  const ColPlan plan = plan_cols(rows, cols, VEC, resident_blocks(col_reduce_kernel<T, VEC, R>));
-  State* partials = nullptr;
-  if (plan.splits > 1) {
-    FW_REQUIRE(ws != nullptr && ws_bytes >= std::size_t(plan.splits * cols) * sizeof(State),
-               "workspace too small for the split column reduction");
-    partials = static_cast<State*>(ws);
-  }
+  const int64_t r1 = resident_blocks<col_reduce_kernel<T, VEC, R>>();
+  const int64_t r2 = resident_blocks<col_split_reduce_kernel<T, VEC, R>>();
+  const ColPlan plan = plan_cols(rows, cols, VEC, r1 < r2 ? r1 : r2);
   FW_REQUIRE(plan.gx < (int64_t(1) << 31) && plan.splits < 65536, "shape too large");
   const dim3 grid(unsigned(plan.gx), unsigned(plan.splits));
-  col_reduce_kernel<T, VEC, R><<<grid, 256, 0, stream>>>(x, rows, cols, plan.rows_per_split, plan.bx, red, partials);
-  FW_CHECK_LAUNCH();
-  if (plan.splits > 1) {
-    col_finalize_kernel<R><<<unsigned(ceil_div(cols, 32)), 256, 0, stream>>>(partials, plan.splits, cols, red);
+  if (plan.splits == 1) {
+    col_reduce_kernel<T, VEC, R><<<grid, 256, 0, stream>>>(x, rows, cols, plan.rows_per_split, plan.bx, red);
     FW_CHECK_LAUNCH();
+    return;
   }
+  FW_REQUIRE(ws != nullptr && ws_bytes >= std::size_t(plan.splits * cols) * sizeof(State),
+             "workspace too small for the split column reduction");
+  launch_cooperative(col_split_reduce_kernel<T, VEC, R>, grid, stream, x, rows, cols, plan.rows_per_split, plan.bx,
+                     red, static_cast<State*>(ws));
 }
 
 template <class T, class R>

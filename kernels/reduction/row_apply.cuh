@@ -415,10 +415,10 @@ void launch_row_apply(const T* x, T* y, const T* w, const T* b, int64_t rows, in
   FW_REQUIRE(cols < (int64_t(1) << 31) - 64, "row too long (2^31 elements)");
   using Ops = StatOps<T, OP>;
   using State = typename Ops::State;
-  const RowPlan plan = plan_rows(rows, cols, vec_of<T>(), resident_blocks(row_reduce_kernel<T, Ops>));
+  const RowPlan plan = plan_rows(rows, cols, vec_of<T>(), resident_blocks<row_reduce_kernel<T, Ops>>());
   if (plan.splits > 1) {
     const Ops ops(x, cols);
-    launch_row_reduce_pass(x, rows, cols, ops, ws, ws_bytes, stream);  // same plan: partial states
+    launch_row_plan(plan, x, rows, cols, ops, ws, ws_bytes, stream);  // partial states
     row_split_apply_kernel<T, OP><<<unsigned(rows * plan.splits), 256, 0, stream>>>(
         x, y, w, b, cols, plan.chunk, plan.splits, static_cast<const State*>(ws), eps);
     FW_CHECK_LAUNCH();

@@ -10,6 +10,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <utility>
+
+#include <cooperative_groups.h>
 
 #include "kernels/common/check.hpp"
 #include "kernels/common/types.cuh"
@@ -78,16 +81,34 @@ inline RowPlan plan_rows(int64_t rows, int64_t cols, int vec, int64_t resident) 
   return {1, cols, g, kUnroll};
 }
 
-// 256-thread blocks of `kernel` resident on the whole GPU (cached per kernel).
-template <class K>
-int64_t resident_blocks(K* kernel) {
+// 256-thread blocks of `Kernel` resident on the whole GPU (cached per kernel: two kernels of one
+// signature have their own counts).
+template <auto Kernel>
+int64_t resident_blocks() {
   static int64_t cached = 0;
   if (cached == 0) {
     int per_sm = 0;
-    FW_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kBlock, 0));
+    FW_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, kBlock, 0));
     cached = int64_t(per_sm < 1 ? 1 : per_sm) * sm_count();
   }
   return cached;
+}
+
+// Launches `kernel` cooperatively: every block resident at once, so that it may wait on the whole grid
+// (cooperative_groups::this_grid().sync()). The grid must not exceed the kernel's resident blocks.
+template <class... P, class... A>
+void launch_cooperative(void (*kernel)(P...), dim3 grid, cudaStream_t stream, A&&... args) {
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeCooperative;
+  attr[0].val.cooperative = 1;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = grid;
+  cfg.blockDim = dim3(kBlock);
+  cfg.dynamicSmemBytes = 0;
+  cfg.stream = stream;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  FW_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, std::forward<A>(args)...));
 }
 
 inline bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15) == 0; }
@@ -432,12 +453,11 @@ __global__ void __launch_bounds__(kBlock, U == 1 ? 8 : U == 2 ? 6 : 3)
   }
 }
 
-// One block per row: combines the row's `splits` partial states and writes the result.
+// The block combines row `row`'s `splits` partial states and writes the result (every thread calls it).
 template <class R>
-__global__ void __launch_bounds__(256) row_finalize_kernel(const typename R::State* __restrict__ partials,
-                                                           int64_t splits, R red) {
+__device__ __forceinline__ void finalize_row(const typename R::State* partials, int64_t splits, const R& red,
+                                             int64_t row) {
   using State = typename R::State;
-  const int64_t row = blockIdx.x;
   const State id = red.init(row);
   State st = id;
   for (int64_t k = threadIdx.x; k < splits; k += blockDim.x) st = red.combine(st, partials[row * splits + k]);
@@ -445,14 +465,41 @@ __global__ void __launch_bounds__(256) row_finalize_kernel(const typename R::Sta
   if (threadIdx.x == 0) red.write(row, st);
 }
 
-// Kernel 1 of a streamed row reduction with reducer R over x [rows, cols] (R::write ends it when the
-// plan does not split; otherwise partials go to ws). Returns the plan.
+// One block per row: combines the row's `splits` partial states and writes the result.
+template <class R>
+__global__ void __launch_bounds__(256) row_finalize_kernel(const typename R::State* __restrict__ partials,
+                                                           int64_t splits, R red) {
+  finalize_row(partials, splits, red, int64_t(blockIdx.x));
+}
+
+// A split plan in one launch (cooperative: the plan's rows * splits blocks fit one wave): block `job`
+// reduces its chunk to partials[job], the grid waits, then block b finalizes rows b, b + gridDim.x, ...
+// Saves the second launch and the gap before it (H100: the finalize kernel costs ~2-4 us on a 15-30 us
+// reduction).
 template <class T, class R>
-RowPlan launch_row_reduce_pass(const T* x, int64_t rows, int64_t cols, const R& red, void* ws, std::size_t ws_bytes,
-                               cudaStream_t stream) {
+__global__ void __launch_bounds__(kBlock, 3) row_split_reduce_kernel(const T* __restrict__ x, int64_t rows,
+                                                                     int64_t cols, int64_t chunk, int64_t splits,
+                                                                     R red, typename R::State* partials) {
   using State = typename R::State;
-  FW_REQUIRE(rows > 0 && cols > 0, "empty tensor");
-  const RowPlan plan = plan_rows(rows, cols, vec_of<T>(), resident_blocks(row_reduce_kernel<T, R>));
+  const int64_t job = blockIdx.x;
+  const int64_t row = job / splits;
+  const int64_t c0 = (job - row * splits) * chunk;
+  const State id = red.init(row);
+  State st = id;
+  range_accumulate(x + row * cols + c0, int((cols - c0 < chunk) ? cols - c0 : chunk), c0, int(threadIdx.x), kBlock,
+                   red, st);
+  st = block_allreduce(st, [&](const State& a, const State& b) { return red.combine(a, b); }, id);
+  if (threadIdx.x == 0) partials[job] = st;
+  cooperative_groups::this_grid().sync();
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) finalize_row(partials, splits, red, r);
+}
+
+// Kernel 1 of a streamed row reduction with reducer R over x [rows, cols] under `plan` (R::write ends it
+// when the plan does not split; otherwise partials go to ws).
+template <class T, class R>
+void launch_row_plan(const RowPlan& plan, const T* x, int64_t rows, int64_t cols, const R& red, void* ws,
+                     std::size_t ws_bytes, cudaStream_t stream) {
+  using State = typename R::State;
   FW_REQUIRE(plan.chunk < (int64_t(1) << 31) - 64, "row too long for one job (2^31 elements)");
   State* partials = nullptr;
   if (plan.splits > 1) {
@@ -473,18 +520,27 @@ RowPlan launch_row_reduce_pass(const T* x, int64_t rows, int64_t cols, const R& 
     row_reduce_kernel<T, R><<<unsigned(blocks), kBlock, 0, stream>>>(x, rows, cols, plan.chunk, plan.splits,
                                                                      plan.group, red, partials);
   FW_CHECK_LAUNCH();
-  return plan;
 }
 
-// The whole streamed row reduction: kernel 1, then (split plans) the per-row finalize.
+// The whole streamed row reduction in one launch: split plans (few long rows) run the cooperative
+// split-and-finalize kernel. Planned for the smaller residency of the two kernels, so that a split grid
+// fits one wave of either.
 template <class T, class R>
 void launch_row_reduce(const T* x, int64_t rows, int64_t cols, const R& red, void* ws, std::size_t ws_bytes,
                        cudaStream_t stream) {
-  const RowPlan plan = launch_row_reduce_pass(x, rows, cols, red, ws, ws_bytes, stream);
-  if (plan.splits > 1) {
-    row_finalize_kernel<R><<<unsigned(rows), 256, 0, stream>>>(static_cast<typename R::State*>(ws), plan.splits, red);
-    FW_CHECK_LAUNCH();
+  using State = typename R::State;
+  FW_REQUIRE(rows > 0 && cols > 0, "empty tensor");
+  const int64_t r1 = resident_blocks<row_reduce_kernel<T, R>>(), r2 = resident_blocks<row_split_reduce_kernel<T, R>>();
+  const RowPlan plan = plan_rows(rows, cols, vec_of<T>(), r1 < r2 ? r1 : r2);
+  if (plan.splits == 1) {
+    launch_row_plan(plan, x, rows, cols, red, ws, ws_bytes, stream);
+    return;
   }
+  FW_REQUIRE(plan.chunk < (int64_t(1) << 31) - 64, "row too long for one job (2^31 elements)");
+  FW_REQUIRE(ws != nullptr && ws_bytes >= std::size_t(rows * plan.splits) * sizeof(State),
+             "workspace too small for the split row reduction");
+  launch_cooperative(row_split_reduce_kernel<T, R>, dim3(unsigned(rows * plan.splits)), stream, x, rows, cols,
+                     plan.chunk, plan.splits, red, static_cast<State*>(ws));
 }
 
 // Workspace a split plan may need (16 bytes per partial state: the largest one).
