@@ -161,16 +161,36 @@ __global__ void __launch_bounds__(256, 3) col_reduce_kernel(const T* __restrict_
   }
 }
 
+// Column tile `tile` (32 columns) of partials [splits, cols] -> y: 8 threads along the splits a column,
+// combined in shared memory (every thread of the block calls it).
+template <class R>
+__device__ __forceinline__ void finalize_col_tile(const typename R::State* partials, int64_t splits, int64_t cols,
+                                                  const R& red, int64_t tile) {
+  using State = typename R::State;
+  __shared__ State fin[8][32];
+  const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
+  const int64_t c = tile * 32 + tx;
+  State st = red.init(0);
+  if (c < cols)
+    for (int64_t k = ty; k < splits; k += 8) st = red.combine(st, partials[k * cols + c]);
+  __syncthreads();  // the previous tile's row 0 has read fin
+  fin[ty][tx] = st;
+  __syncthreads();
+  if (ty == 0 && c < cols) {
+    for (int k = 1; k < 8; ++k) st = red.combine(st, fin[k][tx]);
+    red.write(c, st);
+  }
+}
+
 // Row splits over blockIdx.y, in one cooperative launch (the plan keeps the grid within one wave): each
-// block leaves its partial states in partials[split, cols], the grid waits, then the grid's threads
-// combine a column's splits each. Saves the second launch and the gap before it (H100, ncu at 9e052cd:
-// the separate finalize kernel took 3.9 us of 20.7 on sum_first bf16 4096^2).
+// block leaves its partial states in partials[split, cols], the grid waits, then the blocks finalize
+// tiles of 32 columns. Saves the second launch and the gap before it (H100, ncu at 9e052cd: the separate
+// finalize kernel took 3.9 us of 20.7 on sum_first bf16 4096^2).
 template <class T, int VEC, class R>
 __global__ void __launch_bounds__(256, 3) col_split_reduce_kernel(const T* __restrict__ x, int64_t rows, int64_t cols,
                                                                int64_t rows_per_split, int bx, R red,
                                                                typename R::State* partials) {
-  using State = typename R::State;
-  State st[VEC];
+  typename R::State st[VEC];
   col_block_reduce<T, VEC>(x, rows, cols, rows_per_split, bx, red, st);
   const int64_t c0 = (int64_t(blockIdx.x) * bx + int(threadIdx.x) % bx) * VEC;
   if (int(threadIdx.x) < bx && c0 < cols) {
@@ -178,14 +198,9 @@ __global__ void __launch_bounds__(256, 3) col_split_reduce_kernel(const T* __res
     for (int j = 0; j < VEC; ++j) partials[int64_t(blockIdx.y) * cols + c0 + j] = st[j];
   }
   cooperative_groups::this_grid().sync();
-  const int64_t splits = gridDim.y;
-  const int64_t nt = int64_t(gridDim.x) * gridDim.y * blockDim.x;
-  for (int64_t c = (int64_t(blockIdx.y) * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x; c < cols; c += nt) {
-    State acc = red.init(0);
-#pragma unroll 8
-    for (int64_t k = 0; k < splits; ++k) acc = red.combine(acc, partials[k * cols + c]);
-    red.write(c, acc);
-  }
+  const int64_t tiles = ceil_div(cols, 32), blocks = int64_t(gridDim.x) * gridDim.y;
+  for (int64_t t = int64_t(blockIdx.y) * gridDim.x + blockIdx.x; t < tiles; t += blocks)
+    finalize_col_tile(partials, int64_t(gridDim.y), cols, red, t);
 }
 
 template <class T, int VEC, class R>
