@@ -5,7 +5,8 @@
 // rows keep them in flight too), fp32 accumulation. Each row is reduced by a group of 32..256 threads:
 // a warp when rows abound (no barrier), more threads per row when few rows would leave the GPU idle.
 // Few long rows (at most half a wave of blocks, cols >= 4096, and every *_all) are cut into chunks of
-// >= 2048 elements filling one wave; a second tiny kernel combines each row's partial states.
+// >= 2048 elements filling one wave, in one cooperative launch: the blocks leave partial states, wait for
+// the grid, and one block a row combines them (row_split_reduce_kernel).
 // argmax takes a vector's NaN-propagating max first and looks for its index only when it beats the
 // running one; max/min use max.NaN/min.NaN; logsumexp is online (one ex2 per element).
 //

@@ -403,8 +403,8 @@ __device__ __forceinline__ void range_accumulate(const T* __restrict__ p, int n,
 }
 
 // Jobs of `group` threads (job = row * splits + piece), 256-thread blocks. With splits == 1 the result
-// goes to red.write(row, state), else to partials[job] for row_finalize_kernel. U: 16-byte loads in flight
-// a thread; the short-row kernel (U = 1) is bounded to 32 registers for a full SM (8 blocks).
+// goes to red.write(row, state), else to partials[job] for the caller's second pass (row_apply.cuh). U:
+// 16-byte loads in flight a thread; the short-row kernel (U = 1) is bounded to 32 registers for a full SM (8 blocks).
 template <class T, class R, int U = kUnroll>
 __global__ void __launch_bounds__(kBlock, U == 1 ? 8 : U == 2 ? 6 : 3)
     row_reduce_kernel(const T* __restrict__ x, int64_t rows, int64_t cols, int64_t chunk, int64_t splits, int group,
@@ -463,13 +463,6 @@ __device__ __forceinline__ void finalize_row(const typename R::State* partials, 
   for (int64_t k = threadIdx.x; k < splits; k += blockDim.x) st = red.combine(st, partials[row * splits + k]);
   st = block_allreduce(st, [&](const State& a, const State& b) { return red.combine(a, b); }, id);
   if (threadIdx.x == 0) red.write(row, st);
-}
-
-// One block per row: combines the row's `splits` partial states and writes the result.
-template <class R>
-__global__ void __launch_bounds__(256) row_finalize_kernel(const typename R::State* __restrict__ partials,
-                                                           int64_t splits, R red) {
-  finalize_row(partials, splits, red, int64_t(blockIdx.x));
 }
 
 // A split plan in one launch (cooperative: the plan's rows * splits blocks fit one wave): block `job`
