@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernels/common/ceil_div.hpp"
 #include "opbench/dtype.hpp"
 
 namespace fw {
@@ -102,8 +103,6 @@ __device__ __forceinline__ float ex2(float x) {
   asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
   return r;
 }
-
-__host__ __device__ constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // SM count of the current device, cached (launchers size persistent grids with it).
 int sm_count();

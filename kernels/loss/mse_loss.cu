@@ -108,12 +108,10 @@ void mse_loss(opbench::DType dt, const void* pred, const void* target, void* out
   FW_REQUIRE(pred != nullptr && target != nullptr && out != nullptr, "null pointer");
   dispatch_float(dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    // One wave of resident blocks over the flat range (chunks of >= 2048 elements).
-    int64_t splits = resident_blocks<mse_kernel<T>>();
-    const int64_t bound = max_splits(1, n);
-    if (splits > bound) splits = bound;
-    const int64_t chunk = round_up(ceil_div(n, splits), kChunkAlign);
-    splits = ceil_div(n, chunk);
+    // The *_all reductions' plan of the flat range: one wave of resident blocks, chunks of >= 2048
+    // elements (one block for the whole range when it does not split).
+    const RowPlan plan = plan_rows(1, n, vec_of<T>(), resident_blocks<mse_kernel<T>>());
+    const int64_t splits = plan.splits, chunk = plan.splits > 1 ? plan.chunk : n;
     SumState* partials = nullptr;
     if (splits > 1) {
       FW_REQUIRE(ws != nullptr && ws_bytes >= std::size_t(splits) * sizeof(SumState),

@@ -13,6 +13,7 @@
 // Measured on H100 (8192x8192, L2 flushed, median): sum_first fp32 107.9 us (83% of copy), bf16 64.9 us
 // (69%); argmax_first fp32 117.9 us (76%), bf16 76.1 us (59%).
 #include "kernels/reduction/kind_dispatch.cuh"
+#include "kernels/reduction/plans.hpp"
 #include "kernels/reduction/reduction.hpp"
 #include "kernels/reduction/row_engine.cuh"
 
@@ -20,36 +21,6 @@ namespace fw {
 namespace {
 
 using namespace rowwise;
-
-struct ColPlan {
-  int bx, by;
-  int64_t gx, splits, rows_per_split;
-};
-
-// Column blocks x row splits. Splits fill one wave of `resident` blocks (never more: a second,
-// partial wave would idle most of the GPU), each thread keeping >= 8 rows, at most 64 splits.
-ColPlan plan_cols(int64_t rows, int64_t cols, int vec, int64_t resident) {
-  const int64_t cv = ceil_div(cols, vec);
-  // Up to 8 threads along the rows, fewer when there are few rows (each keeping >= 32 of them) and the
-  // wider blocks still fill the GPU: a
-  // [16, 1M] input is a stream with 16 rows per column, where 8 row threads left each 2 rows and a
-  // shared-memory combine per block (measured on H100: bf16 0.36-0.58x LibTorch with 8).
-  int by = 8;
-  while (by > 1 && rows < int64_t(by) * 32 && ceil_div(cv, 512 / by) >= resident) by /= 2;  // GPU still full
-  int bx = 256 / by;
-  while (bx > 1 && bx / 2 >= cv) bx /= 2;  // narrow problems: fewer lanes along the columns
-  by = 256 / bx;
-  const int64_t gx = ceil_div(cv, bx);
-  int64_t bound = rows / (int64_t(by) * 8);
-  if (bound > 64) bound = 64;
-  if (bound < 1) bound = 1;
-  int64_t splits = resident / gx;
-  if (splits > bound) splits = bound;
-  if (splits < 1) splits = 1;
-  const int64_t rps = ceil_div(rows, splits);
-  return {bx, by, gx, ceil_div(rows, rps), rps};
-}
-constexpr int64_t kAnyResident = int64_t(1) << 40;  // plan_cols(.., kAnyResident) = the most splits
 
 int vec_for(opbench::DType dt) { return int(16 / opbench::dtype_size(dt)); }
 
@@ -237,8 +208,8 @@ void launch_cols_any(const T* x, int64_t rows, int64_t cols, const R& red, void*
 
 std::size_t reduce_first_workspace_bytes(int64_t rows, int64_t cols, opbench::DType dt) {
   // The larger of the vector and the scalar plans (the launcher picks by alignment), 16 B per state.
-  int64_t s = plan_cols(rows, cols, vec_for(dt), kAnyResident).splits;
-  const int64_t s1 = plan_cols(rows, cols, 1, kAnyResident).splits;
+  int64_t s = max_col_splits(rows, cols, vec_for(dt));
+  const int64_t s1 = max_col_splits(rows, cols, 1);
   if (s1 > s) s = s1;
   return s > 1 ? std::size_t(s * cols) * 16 : 0;
 }

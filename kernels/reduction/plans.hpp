@@ -1,0 +1,116 @@
+// Host-side plans of the row-wise families (reduction, norm, loss): how x[rows, cols] is cut over
+// 256-thread blocks. Pure C++ (no CUDA), so that the CPU tests check the plans' invariants
+// (tests/unit/test_reduce_plans.cpp): a split plan's grid fits the one wave it was planned for (the
+// split kernels wait on the whole grid, a cooperative launch), and its partial states fit the workspace
+// that the *_workspace_bytes functions size from the shape alone.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/common/ceil_div.hpp"
+
+namespace fw {
+namespace rowwise {
+
+constexpr int64_t kMaxJobs = 4096;    // bound on split jobs (>= resident 256-thread blocks of any GPU)
+constexpr int64_t kMinChunk = 2048;   // elements per split job: enough loads to hide latency
+constexpr int64_t kChunkAlign = 64;   // chunk starts keep the row's 16-byte phase for any dtype
+constexpr int kBlock = 256;           // threads of a streaming block
+constexpr int kUnroll = 4;            // 16-byte loads in flight a thread on rows of more than 64 vectors
+
+inline int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
+
+// How x[rows, cols] is cut into jobs: each row into `splits` pieces of `chunk` elements (the last
+// shorter), each job reduced by `group` threads (8..256, a power of two; 256/group jobs per block).
+// `unroll`: the 16-byte loads a thread keeps in flight, and the kernel compiled for it: 1 when every thread
+// holds at most one vector of its row (registers for full occupancy), 2 for rows of 33..64 vectors (a warp
+// a row, two vectors a lane: 6 blocks an SM instead of 3), else kUnroll.
+struct RowPlan {
+  int64_t splits;
+  int64_t chunk;
+  int group;
+  int unroll;
+};
+
+// The most splits any plan uses (sizes the workspace from the shape alone).
+inline int64_t max_splits(int64_t rows, int64_t cols) {
+  if (cols < 2 * kMinChunk || rows * 2 > kMaxJobs) return 1;
+  const int64_t a = ceil_div(kMaxJobs, rows), b = ceil_div(cols, kMinChunk);
+  return a < b ? a : b;
+}
+
+// `resident` = 256-thread blocks of the reduce kernel that fit on the GPU at once. Few long rows are
+// split so that ~one wave of blocks is busy; otherwise each row gets the fewest threads (a warp, up to
+// a block) that still keep the GPU full, so that no block-level barrier is needed when rows abound.
+// Rows of at most 32 vectors (+1 for a misaligned start) get one thread per vector: a group of 8..32
+// threads, several rows a warp, the short-row kernel. H100, sum_last bf16 128x128x128 (16 vectors a
+// row): a warp a row left half its lanes idle and the 4-deep kernel's 60 registers halved the
+// occupancy (ncu: 8.9 us, 42% occupancy, against LibTorch's 5.9 us at 82%).
+inline RowPlan plan_rows(int64_t rows, int64_t cols, int vec, int64_t resident) {
+  const int64_t bound = max_splits(rows, cols);
+  if (bound > 1 && rows * 2 <= resident) {
+    int64_t s = resident / rows;  // >= 2; floor: no partial second wave
+    if (s > bound) s = bound;
+    const int64_t chunk = round_up(ceil_div(cols, s), kChunkAlign);
+    return {ceil_div(cols, chunk), chunk, kBlock, kUnroll};
+  }
+  const int64_t nvec = ceil_div(cols, vec) + (cols % vec != 0 ? 1 : 0);  // a misaligned row spans one more
+  if (nvec <= 32) {
+    int g = 8;  // >= the scalar head and tail of a row (range_accumulate gives each one thread)
+    while (g < nvec) g *= 2;
+    return {1, cols, g, 1};
+  }
+  // 33..64 vectors: the 4-deep kernel held 3 blocks an SM and 2 loads a lane, 24 KiB in flight an SM
+  // (H100, sum_last bf16 512x512x512: 78% of the read roof, 0.89x LibTorch).
+  if (nvec <= 64) return {1, cols, 32, 2};
+  const int64_t warps = resident * (kBlock / 32);
+  int g = 32;
+  while (g < kBlock && rows * (2 * g / 32) <= warps && nvec >= int64_t(2 * g) * 8) g *= 2;
+  return {1, cols, g, kUnroll};
+}
+
+// Workspace a split plan may need (16 bytes per partial state: the largest one).
+inline std::size_t row_reduce_workspace_bytes(int64_t rows, int64_t cols) {
+  const int64_t s = max_splits(rows, cols);
+  return s > 1 ? std::size_t(rows * s) * 16 : 0;
+}
+
+// Column reductions (x[rows, cols] -> y[cols], reduce_first.cu): 256-thread blocks of bx lanes along the
+// columns (one vector of `vec` columns each) x by threads along the rows; gx column blocks x `splits`
+// row splits of rows_per_split rows.
+struct ColPlan {
+  int bx, by;
+  int64_t gx, splits, rows_per_split;
+};
+
+// Column blocks x row splits. Splits fill one wave of `resident` blocks (never more: a second,
+// partial wave would idle most of the GPU), each thread keeping >= 8 rows, at most 64 splits.
+inline ColPlan plan_cols(int64_t rows, int64_t cols, int vec, int64_t resident) {
+  const int64_t cv = ceil_div(cols, vec);
+  // Up to 8 threads along the rows, fewer when there are few rows (each keeping >= 32 of them) and the
+  // wider blocks still fill the GPU: a [16, 1M] input is a stream with 16 rows per column, where 8 row
+  // threads left each 2 rows and a shared-memory combine per block (H100: bf16 0.36-0.58x LibTorch with 8).
+  int by = 8;
+  while (by > 1 && rows < int64_t(by) * 32 && ceil_div(cv, 512 / by) >= resident) by /= 2;  // GPU still full
+  int bx = 256 / by;
+  while (bx > 1 && bx / 2 >= cv) bx /= 2;  // narrow problems: fewer lanes along the columns
+  by = 256 / bx;
+  const int64_t gx = ceil_div(cv, bx);
+  int64_t bound = rows / (int64_t(by) * 8);
+  if (bound > 64) bound = 64;
+  if (bound < 1) bound = 1;
+  int64_t splits = resident / gx;
+  if (splits > bound) splits = bound;
+  if (splits < 1) splits = 1;
+  const int64_t rps = ceil_div(rows, splits);
+  return {bx, by, gx, ceil_div(rows, rps), rps};
+}
+
+// The most splits any column plan uses (sizes the workspace from the shape alone).
+constexpr int64_t kAnyResident = int64_t(1) << 40;
+inline int64_t max_col_splits(int64_t rows, int64_t cols, int vec) {
+  return plan_cols(rows, cols, vec, kAnyResident).splits;
+}
+
+}  // namespace rowwise
+}  // namespace fw

@@ -1,0 +1,99 @@
+// The reduction plans' invariants (kernels/reduction/plans.hpp), over shapes and GPU sizes: a split plan
+// fits one wave of the residency it was planned for (the split kernels wait on the whole grid, so a
+// cooperative launch of a larger grid fails), it covers every element exactly once, and its partial
+// states fit the workspace that the *_workspace_bytes functions size from the shape alone. Pure host
+// code: runs without a GPU.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/reduction/plans.hpp"
+
+namespace {
+
+using namespace fw::rowwise;
+
+// Resident 256-thread blocks of GPUs from 1 SM to an H100 / B200 class part, 1..8 blocks an SM.
+std::vector<int64_t> residencies() {
+  std::vector<int64_t> v;
+  for (int64_t sms : {1, 2, 7, 46, 108, 132, 148})
+    for (int64_t per_sm : {1, 2, 3, 5, 8}) v.push_back(sms * per_sm);
+  return v;
+}
+
+std::vector<int64_t> extents() {
+  return {1, 2, 3, 7, 8, 16, 31, 64, 100, 128, 255, 256, 512, 1000, 1023, 1024, 2048, 4095, 4096, 4097,
+          8192, 16384, 65537, 262144, 1000003, int64_t(1) << 24};
+}
+
+std::string where(int64_t rows, int64_t cols, int vec, int64_t resident) {
+  return "rows " + std::to_string(rows) + ", cols " + std::to_string(cols) + ", vec " + std::to_string(vec) +
+         ", resident " + std::to_string(resident);
+}
+
+TEST(RowPlans, SplitGridFitsOneWaveCoversTheRowAndFitsTheWorkspace) {
+  int splits_seen = 0;
+  for (int64_t rows : extents())
+    for (int64_t cols : extents())
+      for (int vec : {1, 4, 8})
+        for (int64_t resident : residencies()) {
+          const RowPlan p = plan_rows(rows, cols, vec, resident);
+          const std::string at = where(rows, cols, vec, resident);
+          ASSERT_GE(p.splits, 1) << at;
+          ASSERT_TRUE(p.group >= 8 && p.group <= kBlock && (p.group & (p.group - 1)) == 0) << at;
+          if (p.splits == 1) {
+            EXPECT_GE(p.chunk, cols) << at;
+            continue;
+          }
+          ++splits_seen;
+          EXPECT_LE(rows * p.splits, resident) << at << ": the cooperative grid exceeds one wave";
+          EXPECT_EQ(p.group, kBlock) << at;
+          EXPECT_EQ(p.chunk % kChunkAlign, 0) << at;
+          EXPECT_GE(p.chunk * p.splits, cols) << at << ": elements left out";
+          EXPECT_LT(p.chunk * (p.splits - 1), cols) << at << ": an empty job";
+          EXPECT_LE(std::size_t(rows * p.splits) * 16, row_reduce_workspace_bytes(rows, cols))
+              << at << ": partial states past the workspace";
+        }
+  EXPECT_GT(splits_seen, 1000);  // the grid above does reach the split plans
+}
+
+TEST(RowPlans, ShortRowsGetAGroupWideEnoughForTheirVectors) {
+  for (int64_t rows : {int64_t(4096), int64_t(1) << 20})
+    for (int64_t cols : {1, 3, 8, 64, 100, 256})
+      for (int vec : {1, 4, 8}) {
+        const RowPlan p = plan_rows(rows, cols, vec, 396);
+        const int64_t nvec = fw::ceil_div(cols, vec) + (cols % vec != 0 ? 1 : 0);
+        EXPECT_EQ(p.splits, 1);
+        if (nvec <= 32) {
+          EXPECT_GE(p.group, nvec) << where(rows, cols, vec, 396);
+        }
+      }
+}
+
+TEST(ColPlans, SplitGridFitsOneWaveCoversTheRowsAndFitsTheWorkspace) {
+  int splits_seen = 0;
+  for (int64_t rows : extents())
+    for (int64_t cols : extents())
+      for (int vec : {1, 4, 8})
+        for (int64_t resident : residencies()) {
+          const ColPlan p = plan_cols(rows, cols, vec, resident);
+          const std::string at = where(rows, cols, vec, resident);
+          ASSERT_EQ(p.bx * p.by, 256) << at;
+          ASSERT_GE(p.bx, 1) << at;
+          EXPECT_GE(p.gx * p.bx * vec, cols) << at << ": columns left out";
+          EXPECT_LT((p.gx - 1) * p.bx * vec, cols) << at << ": an empty column block";
+          ASSERT_GE(p.splits, 1) << at;
+          EXPECT_LE(p.splits, 64) << at;
+          EXPECT_GE(p.splits * p.rows_per_split, rows) << at << ": rows left out";
+          EXPECT_LT((p.splits - 1) * p.rows_per_split, rows) << at << ": an empty split";
+          if (p.splits == 1) continue;
+          ++splits_seen;
+          EXPECT_LE(p.gx * p.splits, resident) << at << ": the cooperative grid exceeds one wave";
+          EXPECT_LE(p.splits, max_col_splits(rows, cols, vec)) << at << ": partial states past the workspace";
+        }
+  EXPECT_GT(splits_seen, 1000);
+}
+
+}  // namespace
