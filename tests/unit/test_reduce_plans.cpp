@@ -33,29 +33,34 @@ std::string where(int64_t rows, int64_t cols, int vec, int64_t resident) {
          ", resident " + std::to_string(resident);
 }
 
-TEST(RowPlans, SplitGridFitsOneWaveCoversTheRowAndFitsTheWorkspace) {
-  int splits_seen = 0;
+// f(rows, cols, vec, resident, where) over every shape, vector width and GPU size above.
+template <class F>
+void for_each_case(F f) {
   for (int64_t rows : extents())
     for (int64_t cols : extents())
       for (int vec : {1, 4, 8})
-        for (int64_t resident : residencies()) {
-          const RowPlan p = plan_rows(rows, cols, vec, resident);
-          const std::string at = where(rows, cols, vec, resident);
-          ASSERT_GE(p.splits, 1) << at;
-          ASSERT_TRUE(p.group >= 8 && p.group <= kBlock && (p.group & (p.group - 1)) == 0) << at;
-          if (p.splits == 1) {
-            EXPECT_GE(p.chunk, cols) << at;
-            continue;
-          }
-          ++splits_seen;
-          EXPECT_LE(rows * p.splits, resident) << at << ": the cooperative grid exceeds one wave";
-          EXPECT_EQ(p.group, kBlock) << at;
-          EXPECT_EQ(p.chunk % kChunkAlign, 0) << at;
-          EXPECT_GE(p.chunk * p.splits, cols) << at << ": elements left out";
-          EXPECT_LT(p.chunk * (p.splits - 1), cols) << at << ": an empty job";
-          EXPECT_LE(std::size_t(rows * p.splits) * 16, row_reduce_workspace_bytes(rows, cols))
-              << at << ": partial states past the workspace";
-        }
+        for (int64_t resident : residencies()) f(rows, cols, vec, resident, where(rows, cols, vec, resident));
+}
+
+TEST(RowPlans, SplitGridFitsOneWaveCoversTheRowAndFitsTheWorkspace) {
+  int splits_seen = 0;
+  for_each_case([&](int64_t rows, int64_t cols, int vec, int64_t resident, const std::string& at) {
+    const RowPlan p = plan_rows(rows, cols, vec, resident);
+    ASSERT_GE(p.splits, 1) << at;
+    ASSERT_TRUE(p.group >= 8 && p.group <= kBlock && (p.group & (p.group - 1)) == 0) << at;
+    if (p.splits == 1) {
+      EXPECT_GE(p.chunk, cols) << at;
+      return;
+    }
+    ++splits_seen;
+    EXPECT_LE(rows * p.splits, resident) << at << ": the cooperative grid exceeds one wave";
+    EXPECT_EQ(p.group, kBlock) << at;
+    EXPECT_EQ(p.chunk % kChunkAlign, 0) << at;
+    EXPECT_GE(p.chunk * p.splits, cols) << at << ": elements left out";
+    EXPECT_LT(p.chunk * (p.splits - 1), cols) << at << ": an empty job";
+    EXPECT_LE(std::size_t(rows * p.splits) * 16, row_reduce_workspace_bytes(rows, cols))
+        << at << ": partial states past the workspace";
+  });
   EXPECT_GT(splits_seen, 1000);  // the grid above does reach the split plans
 }
 
@@ -74,25 +79,21 @@ TEST(RowPlans, ShortRowsGetAGroupWideEnoughForTheirVectors) {
 
 TEST(ColPlans, SplitGridFitsOneWaveCoversTheRowsAndFitsTheWorkspace) {
   int splits_seen = 0;
-  for (int64_t rows : extents())
-    for (int64_t cols : extents())
-      for (int vec : {1, 4, 8})
-        for (int64_t resident : residencies()) {
-          const ColPlan p = plan_cols(rows, cols, vec, resident);
-          const std::string at = where(rows, cols, vec, resident);
-          ASSERT_EQ(p.bx * p.by, 256) << at;
-          ASSERT_GE(p.bx, 1) << at;
-          EXPECT_GE(p.gx * p.bx * vec, cols) << at << ": columns left out";
-          EXPECT_LT((p.gx - 1) * p.bx * vec, cols) << at << ": an empty column block";
-          ASSERT_GE(p.splits, 1) << at;
-          EXPECT_LE(p.splits, 64) << at;
-          EXPECT_GE(p.splits * p.rows_per_split, rows) << at << ": rows left out";
-          EXPECT_LT((p.splits - 1) * p.rows_per_split, rows) << at << ": an empty split";
-          if (p.splits == 1) continue;
-          ++splits_seen;
-          EXPECT_LE(p.gx * p.splits, resident) << at << ": the cooperative grid exceeds one wave";
-          EXPECT_LE(p.splits, max_col_splits(rows, cols, vec)) << at << ": partial states past the workspace";
-        }
+  for_each_case([&](int64_t rows, int64_t cols, int vec, int64_t resident, const std::string& at) {
+    const ColPlan p = plan_cols(rows, cols, vec, resident);
+    ASSERT_EQ(p.bx * p.by, 256) << at;
+    ASSERT_GE(p.bx, 1) << at;
+    EXPECT_GE(p.gx * p.bx * vec, cols) << at << ": columns left out";
+    EXPECT_LT((p.gx - 1) * p.bx * vec, cols) << at << ": an empty column block";
+    ASSERT_GE(p.splits, 1) << at;
+    EXPECT_LE(p.splits, 64) << at;
+    EXPECT_GE(p.splits * p.rows_per_split, rows) << at << ": rows left out";
+    EXPECT_LT((p.splits - 1) * p.rows_per_split, rows) << at << ": an empty split";
+    if (p.splits == 1) return;
+    ++splits_seen;
+    EXPECT_LE(p.gx * p.splits, resident) << at << ": the cooperative grid exceeds one wave";
+    EXPECT_LE(p.splits, max_col_splits(rows, cols, vec)) << at << ": partial states past the workspace";
+  });
   EXPECT_GT(splits_seen, 1000);
 }
 
