@@ -112,12 +112,7 @@ void mse_loss(opbench::DType dt, const void* pred, const void* target, void* out
     // elements (one block for the whole range when it does not split).
     const RowPlan plan = plan_rows(1, n, vec_of<T>(), resident_blocks<mse_kernel<T>>());
     const int64_t splits = plan.splits, chunk = plan.splits > 1 ? plan.chunk : n;
-    SumState* partials = nullptr;
-    if (splits > 1) {
-      FW_REQUIRE(ws != nullptr && ws_bytes >= std::size_t(splits) * sizeof(SumState),
-                 "workspace too small for mse_loss");
-      partials = static_cast<SumState*>(ws);
-    }
+    SumState* partials = splits > 1 ? split_workspace<SumState>(ws, ws_bytes, splits, "mse_loss") : nullptr;
     MeanWrite<T> w;
     w.out = static_cast<T*>(out);
     w.scale = float(1.0 / double(n));

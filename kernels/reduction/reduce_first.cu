@@ -178,9 +178,9 @@ template <class T, int VEC, class R>
 void launch_cols(const T* x, int64_t rows, int64_t cols, const R& red, void* ws, std::size_t ws_bytes,
                  cudaStream_t stream) {
   using State = typename R::State;
-  const int64_t r1 = resident_blocks<col_reduce_kernel<T, VEC, R>>();
-  const int64_t r2 = resident_blocks<col_split_reduce_kernel<T, VEC, R>>();
-  const ColPlan plan = plan_cols(rows, cols, VEC, r1 < r2 ? r1 : r2);
+  constexpr auto kPlain = col_reduce_kernel<T, VEC, R>;
+  constexpr auto kSplit = col_split_reduce_kernel<T, VEC, R>;
+  const ColPlan plan = plan_cols(rows, cols, VEC, resident_blocks_of_both<kPlain, kSplit>());
   FW_REQUIRE(plan.gx < (int64_t(1) << 31) && plan.splits < 65536, "shape too large");
   const dim3 grid(unsigned(plan.gx), unsigned(plan.splits));
   if (plan.splits == 1) {
@@ -188,10 +188,9 @@ void launch_cols(const T* x, int64_t rows, int64_t cols, const R& red, void* ws,
     FW_CHECK_LAUNCH();
     return;
   }
-  FW_REQUIRE(ws != nullptr && ws_bytes >= std::size_t(plan.splits * cols) * sizeof(State),
-             "workspace too small for the split column reduction");
+  State* partials = split_workspace<State>(ws, ws_bytes, plan.splits * cols, "the split column reduction");
   launch_cooperative(col_split_reduce_kernel<T, VEC, R>, grid, stream, x, rows, cols, plan.rows_per_split, plan.bx,
-                     red, static_cast<State*>(ws));
+                     red, partials);
 }
 
 template <class T, class R>

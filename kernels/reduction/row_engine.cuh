@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <utility>
 
 #include <cooperative_groups.h>
@@ -36,6 +37,22 @@ int64_t resident_blocks() {
     cached = int64_t(per_sm < 1 ? 1 : per_sm) * sm_count();
   }
   return cached;
+}
+
+// The smaller residency of two kernels: a plan that runs either of them (the plain kernel when it does
+// not split, the cooperative one when it does) must fit one wave of both.
+template <auto K1, auto K2>
+int64_t resident_blocks_of_both() {
+  const int64_t r1 = resident_blocks<K1>(), r2 = resident_blocks<K2>();
+  return r1 < r2 ? r1 : r2;
+}
+
+// The caller's workspace as `states` partial states of a split plan, or an error naming `what`.
+template <class State>
+State* split_workspace(void* ws, std::size_t ws_bytes, int64_t states, const char* what) {
+  FW_REQUIRE(ws != nullptr && ws_bytes >= std::size_t(states) * sizeof(State),
+             std::string("workspace too small for ") + what);
+  return static_cast<State*>(ws);
 }
 
 // Launches `kernel` cooperatively: every block resident at once, so that it may wait on the whole grid
@@ -438,12 +455,8 @@ void launch_row_plan(const RowPlan& plan, const T* x, int64_t rows, int64_t cols
                      std::size_t ws_bytes, cudaStream_t stream) {
   using State = typename R::State;
   FW_REQUIRE(plan.chunk < (int64_t(1) << 31) - 64, "row too long for one job (2^31 elements)");
-  State* partials = nullptr;
-  if (plan.splits > 1) {
-    FW_REQUIRE(ws != nullptr && ws_bytes >= std::size_t(rows * plan.splits) * sizeof(State),
-               "workspace too small for the split row reduction");
-    partials = static_cast<State*>(ws);
-  }
+  State* partials =
+      plan.splits > 1 ? split_workspace<State>(ws, ws_bytes, rows * plan.splits, "the split row reduction") : nullptr;
   const int64_t jobs = rows * plan.splits;
   const int64_t blocks = ceil_div(jobs, kBlock / plan.group);
   FW_REQUIRE(blocks < (int64_t(1) << 31), "too many rows");
@@ -467,17 +480,16 @@ void launch_row_reduce(const T* x, int64_t rows, int64_t cols, const R& red, voi
                        cudaStream_t stream) {
   using State = typename R::State;
   FW_REQUIRE(rows > 0 && cols > 0, "empty tensor");
-  const int64_t r1 = resident_blocks<row_reduce_kernel<T, R>>(), r2 = resident_blocks<row_split_reduce_kernel<T, R>>();
-  const RowPlan plan = plan_rows(rows, cols, vec_of<T>(), r1 < r2 ? r1 : r2);
+  const RowPlan plan = plan_rows(rows, cols, vec_of<T>(),
+                                 resident_blocks_of_both<row_reduce_kernel<T, R>, row_split_reduce_kernel<T, R>>());
   if (plan.splits == 1) {
     launch_row_plan(plan, x, rows, cols, red, ws, ws_bytes, stream);
     return;
   }
   FW_REQUIRE(plan.chunk < (int64_t(1) << 31) - 64, "row too long for one job (2^31 elements)");
-  FW_REQUIRE(ws != nullptr && ws_bytes >= std::size_t(rows * plan.splits) * sizeof(State),
-             "workspace too small for the split row reduction");
+  State* partials = split_workspace<State>(ws, ws_bytes, rows * plan.splits, "the split row reduction");
   launch_cooperative(row_split_reduce_kernel<T, R>, dim3(unsigned(rows * plan.splits)), stream, x, rows, cols,
-                     plan.chunk, plan.splits, red, static_cast<State*>(ws));
+                     plan.chunk, plan.splits, red, partials);
 }
 
 }  // namespace rowwise
