@@ -83,25 +83,28 @@ struct ColPlan {
   int64_t gx, splits, rows_per_split;
 };
 
-// Column blocks x row splits. Splits fill one wave of `resident` blocks (never more: a second,
-// partial wave would idle most of the GPU), each thread keeping >= 8 rows, at most 64 splits.
+// Column blocks x row splits. Threads along the rows: the fewest (1, 2, 4) whose column blocks still
+// make half a wave of `resident` blocks, else 8 with the rows split over blocks to fill one wave (never
+// more: a second, partial wave would idle most of the GPU), each thread keeping >= 8 rows, at most 64
+// splits. Few threads along the rows give each thread a long loop and no partial second wave of column
+// blocks (H100, bf16 [64, 262144], event-timed: 4 row threads, 512 blocks = 1.3 waves of 396, 19.7 us;
+// 2 row threads, 256 blocks, 16.5 us; [512, 262144] 8 row threads 97.0 us, 2 row threads 93.4 us).
 inline ColPlan plan_cols(int64_t rows, int64_t cols, int vec, int64_t resident) {
   const int64_t cv = ceil_div(cols, vec);
-  // Up to 8 threads along the rows, fewer when there are few rows (each keeping >= 32 of them) and the
-  // wider blocks still fill the GPU: a [16, 1M] input is a stream with 16 rows per column, where 8 row
-  // threads left each 2 rows and a shared-memory combine per block (H100: bf16 0.36-0.58x LibTorch with 8).
-  int by = 8;
-  while (by > 1 && rows < int64_t(by) * 32 && ceil_div(cv, 512 / by) >= resident) by /= 2;  // GPU still full
+  int by = 1;
+  while (by < 8 && 2 * ceil_div(cv, 256 / by) < resident) by *= 2;
   int bx = 256 / by;
   while (bx > 1 && bx / 2 >= cv) bx /= 2;  // narrow problems: fewer lanes along the columns
   by = 256 / bx;
   const int64_t gx = ceil_div(cv, bx);
-  int64_t bound = rows / (int64_t(by) * 8);
-  if (bound > 64) bound = 64;
-  if (bound < 1) bound = 1;
-  int64_t splits = resident / gx;
-  if (splits > bound) splits = bound;
-  if (splits < 1) splits = 1;
+  int64_t splits = 1;
+  if (2 * gx < resident) {  // the column blocks leave more than half the wave idle: split the rows
+    int64_t bound = rows / (int64_t(by) * 8);
+    if (bound > 64) bound = 64;
+    splits = resident / gx;
+    if (splits > bound) splits = bound;
+    if (splits < 1) splits = 1;
+  }
   const int64_t rps = ceil_div(rows, splits);
   return {bx, by, gx, ceil_div(rows, rps), rps};
 }

@@ -97,4 +97,20 @@ TEST(ColPlans, SplitGridFitsOneWaveCoversTheRowsAndFitsTheWorkspace) {
   EXPECT_GT(splits_seen, 1000);
 }
 
+// No partial second wave of column blocks where wider blocks (fewer threads along the rows, each
+// running further down them) still make half a wave; no idle half-wave where narrower blocks fill it.
+TEST(ColPlans, ColumnBlocksExceedOneWaveOnlyWhenEachThreadRunsDownAllRows) {
+  for_each_case([&](int64_t rows, int64_t cols, int vec, int64_t resident, const std::string& at) {
+    const ColPlan p = plan_cols(rows, cols, vec, resident);
+    if (p.by > 1) EXPECT_LE(p.gx, resident) << at << ": " << p.by << " row threads, " << p.gx << " blocks";
+    if (p.by < 8) EXPECT_GE(2 * p.gx, resident) << at << ": " << p.by << " row threads, " << p.gx << " blocks";
+  });
+  // bf16 [64, 512 x 512] on the H100 (396 resident blocks of the two column kernels): 2 threads along the
+  // rows, 256 blocks of 128 vectors, one launch without splits.
+  const ColPlan h100 = plan_cols(64, 262144, 8, 396);
+  EXPECT_EQ(h100.by, 2);
+  EXPECT_EQ(h100.gx, 256);
+  EXPECT_EQ(h100.splits, 1);
+}
+
 }  // namespace
