@@ -119,12 +119,19 @@ __device__ __forceinline__ void col_block_reduce(const T* __restrict__ x, int64_
   for (int j = 0; j < VEC; ++j) st[j] = sm[tx][j];
 }
 
-// One split (gridDim.y == 1): writes y. Four blocks a SM: the 16-bit vector instances fit 64 registers
-// without spilling (bf16 sum 70 -> 64, argmax 78 -> 64), and a [16, 1M] bf16 grid of 512 blocks runs in
-// one wave (H100, event-timed: 19.2 us at three blocks a SM, 17.3 us at four).
+// Blocks a SM the one-split kernel is bounded for. Four: the 16-bit vector instances of sum, mean, max and
+// min fit 64 registers without spilling (bf16 70 -> 64) and a [16, 1M] bf16 grid of 512 blocks runs in
+// one wave (H100, event-timed: 19.2 us at three blocks a SM, 17.3 us at four). argmax keeps three: held to
+// 64 registers (from 78) its bf16 instance ran 8% slower (256 x 256 x 256: 18.9 -> 20.5 us).
+template <class R>
+constexpr int kColMinBlocks = 4;
+template <>
+constexpr int kColMinBlocks<ColArgMax> = 3;
+
+// One split (gridDim.y == 1): writes y.
 template <class T, int VEC, class R>
-__global__ void __launch_bounds__(256, 4) col_reduce_kernel(const T* __restrict__ x, int64_t rows, int64_t cols,
-                                                         int64_t rows_per_split, int bx, R red) {
+__global__ void __launch_bounds__(256, kColMinBlocks<R>)
+    col_reduce_kernel(const T* __restrict__ x, int64_t rows, int64_t cols, int64_t rows_per_split, int bx, R red) {
   typename R::State st[VEC];
   col_block_reduce<T, VEC>(x, rows, cols, rows_per_split, bx, red, st);
   const int64_t c0 = (int64_t(blockIdx.x) * bx + int(threadIdx.x) % bx) * VEC;
