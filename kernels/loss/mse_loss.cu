@@ -109,9 +109,9 @@ void mse_loss(opbench::DType dt, const void* pred, const void* target, void* out
   dispatch_float(dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
     // The *_all reductions' plan of the flat range: one wave of resident blocks, chunks of >= 2048
-    // elements (one block for the whole range when it does not split).
+    // elements (one block whose chunk is the whole range when it does not split).
     const RowPlan plan = plan_rows(1, n, vec_of<T>(), resident_blocks<mse_kernel<T>>());
-    const int64_t splits = plan.splits, chunk = plan.splits > 1 ? plan.chunk : n;
+    const int64_t splits = plan.splits, chunk = plan.chunk;
     SumState* partials = splits > 1 ? split_workspace<SumState>(ws, ws_bytes, splits, "mse_loss") : nullptr;
     MeanWrite<T> w;
     w.out = static_cast<T*>(out);

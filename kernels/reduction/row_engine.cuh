@@ -55,6 +55,15 @@ State* split_workspace(void* ws, std::size_t ws_bytes, int64_t states, const cha
   return static_cast<State*>(ws);
 }
 
+// A row plan's checks before either row kernel runs it: every job's chunk indexes with an int, and a split
+// plan's partial states fit the workspace. Returns where they go (nullptr when the plan does not split).
+template <class State>
+State* row_plan_partials(const RowPlan& plan, int64_t rows, void* ws, std::size_t ws_bytes) {
+  FW_REQUIRE(plan.chunk < (int64_t(1) << 31) - 64, "row too long for one job (2^31 elements)");
+  return plan.splits > 1 ? split_workspace<State>(ws, ws_bytes, rows * plan.splits, "the split row reduction")
+                         : nullptr;
+}
+
 // Launches `kernel` cooperatively: every block resident at once, so that it may wait on the whole grid
 // (cooperative_groups::this_grid().sync()). The grid must not exceed the kernel's resident blocks.
 template <class... P, class... A>
@@ -453,10 +462,7 @@ __global__ void __launch_bounds__(kBlock, 3) row_split_reduce_kernel(const T* __
 template <class T, class R>
 void launch_row_plan(const RowPlan& plan, const T* x, int64_t rows, int64_t cols, const R& red, void* ws,
                      std::size_t ws_bytes, cudaStream_t stream) {
-  using State = typename R::State;
-  FW_REQUIRE(plan.chunk < (int64_t(1) << 31) - 64, "row too long for one job (2^31 elements)");
-  State* partials =
-      plan.splits > 1 ? split_workspace<State>(ws, ws_bytes, rows * plan.splits, "the split row reduction") : nullptr;
+  typename R::State* partials = row_plan_partials<typename R::State>(plan, rows, ws, ws_bytes);
   const int64_t jobs = rows * plan.splits;
   const int64_t blocks = ceil_div(jobs, kBlock / plan.group);
   FW_REQUIRE(blocks < (int64_t(1) << 31), "too many rows");
@@ -486,8 +492,7 @@ void launch_row_reduce(const T* x, int64_t rows, int64_t cols, const R& red, voi
     launch_row_plan(plan, x, rows, cols, red, ws, ws_bytes, stream);
     return;
   }
-  FW_REQUIRE(plan.chunk < (int64_t(1) << 31) - 64, "row too long for one job (2^31 elements)");
-  State* partials = split_workspace<State>(ws, ws_bytes, rows * plan.splits, "the split row reduction");
+  State* partials = row_plan_partials<State>(plan, rows, ws, ws_bytes);
   launch_cooperative(row_split_reduce_kernel<T, R>, dim3(unsigned(rows * plan.splits)), stream, x, rows, cols,
                      plan.chunk, plan.splits, red, partials);
 }
