@@ -70,13 +70,13 @@ struct ColReducers {  // for with_reducer (kind_dispatch.cuh); logsumexp is a la
 constexpr int kRows = 4;  // rows in flight per thread (predicated)
 
 // The block's columns [c0, c0 + VEC) over rows [r0, r1) of its split, combined over the block's row
-// threads; the row-0 threads (ty == 0) end with the result in st.
-template <class T, int VEC, class R>
+// threads; the row-0 threads (ty == 0) hand each column's state to store(column, state).
+template <class T, int VEC, class R, class Store>
 __device__ __forceinline__ void col_block_reduce(const T* __restrict__ x, int64_t rows, int64_t cols,
-                                                 int64_t rows_per_split, int bx, const R& red,
-                                                 typename R::State (&st)[VEC]) {
+                                                 int64_t rows_per_split, int bx, const R& red, Store store) {
   using State = typename R::State;
   __shared__ State sm[256][VEC];
+  State st[VEC];
   const int tx = threadIdx.x % bx, ty = threadIdx.x / bx, by = blockDim.x / bx;
   const int64_t c0 = (int64_t(blockIdx.x) * bx + tx) * VEC;
   const int64_t r0 = int64_t(blockIdx.y) * rows_per_split;
@@ -117,6 +117,10 @@ __device__ __forceinline__ void col_block_reduce(const T* __restrict__ x, int64_
   }
 #pragma unroll
   for (int j = 0; j < VEC; ++j) st[j] = sm[tx][j];
+  if (int(threadIdx.x) < bx && c0 < cols) {
+#pragma unroll
+    for (int j = 0; j < VEC; ++j) store(c0 + j, st[j]);
+  }
 }
 
 // Blocks a SM the one-split kernel is bounded for. Four: the 16-bit vector instances of sum, mean, max and
@@ -132,13 +136,8 @@ constexpr int kColMinBlocks<ColArgMax> = 3;
 template <class T, int VEC, class R>
 __global__ void __launch_bounds__(256, kColMinBlocks<R>)
     col_reduce_kernel(const T* __restrict__ x, int64_t rows, int64_t cols, int64_t rows_per_split, int bx, R red) {
-  typename R::State st[VEC];
-  col_block_reduce<T, VEC>(x, rows, cols, rows_per_split, bx, red, st);
-  const int64_t c0 = (int64_t(blockIdx.x) * bx + int(threadIdx.x) % bx) * VEC;
-  if (int(threadIdx.x) < bx && c0 < cols) {
-#pragma unroll
-    for (int j = 0; j < VEC; ++j) red.write(c0 + j, st[j]);
-  }
+  col_block_reduce<T, VEC>(x, rows, cols, rows_per_split, bx, red,
+                           [&](int64_t c, const typename R::State& st) { red.write(c, st); });
 }
 
 // Column tile `tile` (32 columns) of partials [splits, cols] -> y: 8 threads along the splits a column,
@@ -170,13 +169,9 @@ template <class T, int VEC, class R>
 __global__ void __launch_bounds__(256, 3) col_split_reduce_kernel(const T* __restrict__ x, int64_t rows, int64_t cols,
                                                                int64_t rows_per_split, int bx, R red,
                                                                typename R::State* partials) {
-  typename R::State st[VEC];
-  col_block_reduce<T, VEC>(x, rows, cols, rows_per_split, bx, red, st);
-  const int64_t c0 = (int64_t(blockIdx.x) * bx + int(threadIdx.x) % bx) * VEC;
-  if (int(threadIdx.x) < bx && c0 < cols) {
-#pragma unroll
-    for (int j = 0; j < VEC; ++j) partials[int64_t(blockIdx.y) * cols + c0 + j] = st[j];
-  }
+  typename R::State* mine = partials + int64_t(blockIdx.y) * cols;
+  col_block_reduce<T, VEC>(x, rows, cols, rows_per_split, bx, red,
+                           [&](int64_t c, const typename R::State& st) { mine[c] = st; });
   cooperative_groups::this_grid().sync();
   const int64_t tiles = ceil_div(cols, 32), blocks = int64_t(gridDim.x) * gridDim.y;
   for (int64_t t = int64_t(blockIdx.y) * gridDim.x + blockIdx.x; t < tiles; t += blocks)
