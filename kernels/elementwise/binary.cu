@@ -53,13 +53,14 @@ void run(F f, const void* a, const void* b, void* y, int64_t rows, int64_t cols,
 template <class T>
 void dispatch(BinaryOp op, const void* a, const void* b, void* y, int64_t rows, int64_t cols, Broadcast bc,
               cudaStream_t s) {
+  constexpr bool kShort16 = sizeof(T) == 2;  // an fp16 / bf16 result: ops.cuh's short16 evaluations
   switch (op) {
     case BinaryOp::add: return run<T>(ops::Add{}, a, b, y, rows, cols, bc, s);
     case BinaryOp::sub: return run<T>(ops::Sub{}, a, b, y, rows, cols, bc, s);
     case BinaryOp::mul: return run<T>(ops::Mul{}, a, b, y, rows, cols, bc, s);
     case BinaryOp::div: return run<T>(ops::Div{}, a, b, y, rows, cols, bc, s);
     case BinaryOp::maximum: return run<T>(ops::Maximum{}, a, b, y, rows, cols, bc, s);
-    case BinaryOp::pow: return run<T>(ops::Pow{}, a, b, y, rows, cols, bc, s);
+    case BinaryOp::pow: return run<T>(ops::Pow<kShort16>{}, a, b, y, rows, cols, bc, s);
   }
   throw std::invalid_argument("unknown binary op");
 }

@@ -1,11 +1,66 @@
 // Element-wise op functors: each computes in fp32 on values converted from the storage type, so fp16
-// and bf16 results are rounded once. Full-precision math (no fast-math intrinsics), as LibTorch does.
+// and bf16 results are rounded once. Full-precision math (no fast-math intrinsics), as LibTorch does,
+// except where a functor's template argument says that its result is stored in 16 bits (Pow, PowScalar,
+// Softplus): those use the shorter evaluations of `short16` below, whose error is derived there.
 #pragma once
 #include <cuda_runtime.h>
 
+#include <cfloat>
 #include <cmath>
 
 namespace fw::ops {
+
+// Evaluations for results stored in fp16 or bf16. Such a result keeps 11 or 8 significant bits: its
+// rounding error, half an ulp, is at least 2^-12 (fp16) or 2^-9 (bf16) of the value. powf and log1pf
+// carry fp32's 24 bits at 60-120 instructions an element, which made pow / pow_scalar / softplus in bf16
+// compute-bound at 42-79% of the copy roof on H100 (full report at 00c9cf3). These carry about 19 bits.
+//
+// log2_pos(x), x positive, normal and finite: x = 2^e m with m in [sqrt(1/2), sqrt(2)), so f = m - 1 is
+// exact (Sterbenz) and log2(m) = f P(f), P of degree 6 fitted to the relative error of log2(1 + f) / f.
+// Relative error of the result, every fp32 m in the range with e in {0, +-1, 5, -20, +-127} (all the
+// mantissas, exhaustively, evaluated as the FMA chain below): at most 1.23e-6 (e = 0, +-1; the
+// relative error of f P(f) is kept near f = 0, where a lg2.approx-based log has only an absolute bound).
+//
+// pow(x, y) = exp2(t), t = y log2(x): with |dL| <= 1.25e-6 (log2_pos), 2^-24 for the product and
+// exp2f's 2 ulp (2^-22), the value before rounding is off by at most ln2 |t| (1.25e-6 + 2^-24) + 2^-22
+// <= 9.1e-7 |t| + 2.4e-7 relatively. A finite, non-zero 16-bit result has |t| < 25 in fp16 (2^-24 ..
+// 65504) and |t| <= 133 in bf16 (2^-133 .. 2^128): at most 2.3e-5 (fp16) and 1.2e-4 (bf16), under a tenth
+// of the half-ulp. So the stored result is the correctly rounded one, or its neighbour when the exact
+// value lies that close to a midpoint between two 16-bit numbers: within one ulp (tests/gpu/
+// test_short_math.cpp checks every 16-bit x against the correctly rounded value). Other x (zero,
+// negative, subnormal in fp32, inf, NaN) and non-finite y take powf, so the special cases are powf's.
+//
+// softplus(x) = log1p(e^x) for x <= 20: u = e^x = exp2f(x log2(e)) (relative error |x| 2^-24 from the
+// product's rounding, plus 2^-22: <= 6.5e-6 for the x where the result is not 0 in bf16, x > -93), then
+// log1p(u) = ln(w) + (u - (w - 1)) / w with w = 1 + u rounded: ln(w) = ln2 log2_pos(w) to 1.3e-6, and the
+// second term restores what the rounding of w dropped (all of u when u < 2^-24, so log1p(u) = u there).
+// Since d log1p(u) / log1p(u) <= du / u, the result is off by at most ~8e-6 relatively: within one ulp of
+// the correctly rounded 16-bit value, as for pow.
+namespace short16 {
+__device__ __forceinline__ float log2_pos(float x) {
+  const int ix = __float_as_int(x);
+  const int e = (ix - 0x3f3504f3) >> 23;  // exponent of x / sqrt(1/2), rounded down
+  const float f = __int_as_float(ix - (e << 23)) - 1.f;
+  float p = 0.17161760f;
+  p = fmaf(p, f, -0.26931041f);
+  p = fmaf(p, f, 0.29569805f);
+  p = fmaf(p, f, -0.35937256f);
+  p = fmaf(p, f, 0.48062691f);
+  p = fmaf(p, f, -0.72136354f);
+  p = fmaf(p, f, 1.44269645f);
+  return fmaf(f, p, float(e));
+}
+__device__ __forceinline__ float pow(float x, float y) {
+  if (x >= FLT_MIN && x <= FLT_MAX && fabsf(y) <= FLT_MAX) return exp2f(y * log2_pos(x));
+  return powf(x, y);
+}
+__device__ __forceinline__ float softplus(float x) {  // threshold 20, as below
+  if (x > 20.f || x != x) return x;
+  const float u = exp2f(x * 1.44269504f);
+  const float w = 1.f + u;
+  return fmaf(0.69314718f, log2_pos(w), __fdividef(u - (w - 1.f), w));
+}
+}  // namespace short16
 
 // --- binary -------------------------------------------------------------------------------------
 struct Add { __device__ float operator()(float a, float b) const { return a + b; } };
@@ -15,7 +70,10 @@ struct Div { __device__ float operator()(float a, float b) const { return a / b;
 struct Maximum {  // propagates NaN, like torch.maximum
   __device__ float operator()(float a, float b) const { return (a != a || b != b) ? NAN : fmaxf(a, b); }
 };
-struct Pow { __device__ float operator()(float a, float b) const { return powf(a, b); } };
+template <bool Short16>  // true: the result is stored in fp16 / bf16 (short16 above)
+struct Pow {
+  __device__ float operator()(float a, float b) const { return Short16 ? short16::pow(a, b) : powf(a, b); }
+};
 
 // --- unary math -----------------------------------------------------------------------------------
 struct Neg { __device__ float operator()(float x) const { return -x; } };
@@ -40,7 +98,11 @@ struct Cos { __device__ float operator()(float x) const { return cosf(x); } };
 // --- with a scalar ------------------------------------------------------------------------------------
 struct AddScalar { float s; __device__ float operator()(float x) const { return x + s; } };
 struct MulScalar { float s; __device__ float operator()(float x) const { return x * s; } };
-struct PowScalar { float s; __device__ float operator()(float x) const { return powf(x, s); } };
+template <bool Short16>
+struct PowScalar {
+  float s;
+  __device__ float operator()(float x) const { return Short16 ? short16::pow(x, s) : powf(x, s); }
+};
 
 // --- activations ------------------------------------------------------------------------------------
 struct Relu { __device__ float operator()(float x) const { return x > 0.f || x != x ? x : 0.f; } };
@@ -61,8 +123,11 @@ struct GeluTanh {  // tanh approximation
   }
 };
 struct Silu { __device__ float operator()(float x) const { return x / (1.f + expf(-x)); } };
+template <bool Short16>
 struct Softplus {  // beta = 1, threshold = 20, as torch.nn.functional.softplus
-  __device__ float operator()(float x) const { return x > 20.f ? x : log1pf(expf(x)); }
+  __device__ float operator()(float x) const {
+    return Short16 ? short16::softplus(x) : x > 20.f ? x : log1pf(expf(x));
+  }
 };
 
 }  // namespace fw::ops

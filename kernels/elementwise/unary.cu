@@ -21,6 +21,7 @@ void run(F f, const void* x, void* y, int64_t n, cudaStream_t s) {
 
 template <class T>
 void dispatch(UnaryOp op, const void* x, void* y, int64_t n, float c, cudaStream_t s) {
+  constexpr bool kShort16 = sizeof(T) == 2;  // an fp16 / bf16 result: ops.cuh's short16 evaluations
   switch (op) {
     case UnaryOp::neg: return run<T>(ops::Neg{}, x, y, n, s);
     case UnaryOp::abs: return run<T>(ops::Abs{}, x, y, n, s);
@@ -32,7 +33,7 @@ void dispatch(UnaryOp op, const void* x, void* y, int64_t n, float c, cudaStream
     case UnaryOp::cos: return run<T>(ops::Cos{}, x, y, n, s);
     case UnaryOp::add_scalar: return run<T>(ops::AddScalar{c}, x, y, n, s);
     case UnaryOp::mul_scalar: return run<T>(ops::MulScalar{c}, x, y, n, s);
-    case UnaryOp::pow_scalar: return run<T>(ops::PowScalar{c}, x, y, n, s);
+    case UnaryOp::pow_scalar: return run<T>(ops::PowScalar<kShort16>{c}, x, y, n, s);
     case UnaryOp::relu: return run<T>(ops::Relu{}, x, y, n, s);
     case UnaryOp::leaky_relu: return run<T>(ops::LeakyRelu{c}, x, y, n, s);
     case UnaryOp::sigmoid: return run<T>(ops::Sigmoid{}, x, y, n, s);
@@ -40,7 +41,7 @@ void dispatch(UnaryOp op, const void* x, void* y, int64_t n, float c, cudaStream
     case UnaryOp::gelu: return run<T>(ops::Gelu{}, x, y, n, s);
     case UnaryOp::gelu_tanh: return run<T>(ops::GeluTanh{}, x, y, n, s);
     case UnaryOp::silu: return run<T>(ops::Silu{}, x, y, n, s);
-    case UnaryOp::softplus: return run<T>(ops::Softplus{}, x, y, n, s);
+    case UnaryOp::softplus: return run<T>(ops::Softplus<kShort16>{}, x, y, n, s);
   }
   throw std::invalid_argument("unknown unary op");
 }

@@ -1,0 +1,180 @@
+// The short evaluations that pow, pow_scalar and softplus use when their result is stored in fp16 or bf16
+// (kernels/elementwise/ops.cuh, namespace short16, where the error bound is derived): on every 16-bit
+// input, the stored result is within one ulp of the correctly rounded value (std::pow, std::log1p in
+// double, rounded once), NaN exactly where the reference is NaN. Skipped, with the reason, without a GPU.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "kernels/elementwise/elementwise.hpp"
+#include "tests/gpu/gpu_skip.hpp"
+
+namespace {
+
+using opbench::DType;
+using Bits = std::vector<uint16_t>;
+
+
+
+uint16_t round16(DType dt, double v) {
+  uint16_t b;
+  if (dt == DType::bf16) {
+    const __nv_bfloat16 h = __double2bfloat16(v);
+    std::memcpy(&b, &h, 2);
+  } else {
+    const __half h = __double2half(v);
+    std::memcpy(&b, &h, 2);
+  }
+  return b;
+}
+
+double value16(DType dt, uint16_t b) {
+  if (dt == DType::bf16) {
+    __nv_bfloat16 h;
+    std::memcpy(&h, &b, 2);
+    return double(__bfloat162float(h));
+  }
+  __half h;
+  std::memcpy(&h, &b, 2);
+  return double(__half2float(h));
+}
+
+bool is_nan16(DType dt, uint16_t b) { return std::isnan(value16(dt, b)); }
+
+// Position on the number line: neighbours differ by 1, the largest finite value and inf too, +0 = -0.
+int ordered(uint16_t b) { return (b & 0x8000) ? -int(b & 0x7fff) : int(b & 0x7fff); }
+
+Bits all_patterns() {
+  Bits v(65536);
+  for (int i = 0; i < 65536; ++i) v[i] = uint16_t(i);
+  return v;
+}
+
+// Runs `launch` on the device over inputs a (and b), and returns the 16-bit outputs.
+Bits run(const Bits& a, const Bits& b, const std::function<void(const void*, const void*, void*, int64_t)>& launch) {
+  const size_t bytes = a.size() * 2;
+  void *da = nullptr, *db = nullptr, *dy = nullptr;
+  Bits y(a.size());
+  EXPECT_EQ(cudaMalloc(&da, bytes), cudaSuccess);
+  EXPECT_EQ(cudaMalloc(&db, bytes), cudaSuccess);
+  EXPECT_EQ(cudaMalloc(&dy, bytes), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(da, a.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
+  if (!b.empty()) EXPECT_EQ(cudaMemcpy(db, b.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
+  launch(da, db, dy, int64_t(a.size()));
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(y.data(), dy, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+  cudaFree(da);
+  cudaFree(db);
+  cudaFree(dy);
+  return y;
+}
+
+// Every output against the reference; returns how many differ from it by exactly one ulp (for the log).
+int expect_within_one_ulp(DType dt, const Bits& x, const Bits& y, const std::function<double(size_t)>& ref,
+                          const std::string& what) {
+  int off_by_one = 0, failures = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const uint16_t want = round16(dt, ref(i));
+    const bool nan_want = is_nan16(dt, want), nan_got = is_nan16(dt, y[i]);
+    const int d = std::abs(ordered(want) - ordered(y[i]));
+    if (nan_want != nan_got || (!nan_want && d > 1)) {
+      if (++failures <= 5)
+        ADD_FAILURE() << what << " " << opbench::dtype_name(dt) << " at x = " << value16(dt, x[i]) << " (0x" << std::hex
+                      << x[i] << std::dec << "): got " << value16(dt, y[i]) << ", correctly rounded "
+                      << value16(dt, want) << " (" << ref(i) << ")";
+    } else if (!nan_want && d == 1) {
+      ++off_by_one;
+    }
+  }
+  EXPECT_EQ(failures, 0) << what << " " << opbench::dtype_name(dt) << ": " << failures << " results off by more than one ulp";
+  return off_by_one;
+}
+
+class ShortMath : public testing::TestWithParam<DType> {
+ protected:
+  void SetUp() override {
+    static const std::string reason = opbench::testing_gpu::skip_reason();
+    if (!reason.empty()) GTEST_SKIP() << reason;
+  }
+};
+
+TEST_P(ShortMath, PowScalarOnEveryInput) {
+  const DType dt = GetParam();
+  const Bits x = all_patterns();
+  for (float s : {1.5f, 2.f, 3.f, 0.5f, -0.5f, -1.f, -2.3f, 7.1f, 0.f, 100.f, -37.f, 1e-3f,
+                  std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()}) {
+    const Bits y = run(x, {}, [&](const void* a, const void*, void* out, int64_t n) {
+      fw::unary(fw::UnaryOp::pow_scalar, dt, a, out, n, s, nullptr);
+    });
+    const int ones = expect_within_one_ulp(
+        dt, x, y, [&](size_t i) { return std::pow(value16(dt, x[i]), double(s)); }, "pow_scalar " + std::to_string(s));
+    std::printf("pow_scalar %s exponent %g: %d of 65536 one ulp from the correctly rounded value\n",
+                opbench::dtype_name(dt), double(s), ones);
+  }
+}
+
+TEST_P(ShortMath, PowOnEveryBaseWithManyExponents) {
+  const DType dt = GetParam();
+  const Bits x = all_patterns();
+  std::vector<double> exps = {0.0, -0.0, 1.0, -1.0, 2.0, 3.0, 0.5, -0.5, 1.5, -2.5, 7.0, 10.25, -13.0, 100.0,
+                              std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+                              std::numeric_limits<double>::quiet_NaN()};
+  for (double e : exps) {
+    const Bits b(x.size(), round16(dt, e));
+    const Bits y = run(x, b, [&](const void* a, const void* bb, void* out, int64_t n) {
+      fw::binary(fw::BinaryOp::pow, dt, a, bb, out, 1, n, fw::Broadcast::none, nullptr);
+    });
+    const double ev = value16(dt, b[0]);
+    expect_within_one_ulp(dt, x, y, [&](size_t i) { return std::pow(value16(dt, x[i]), ev); },
+                          "pow with exponent " + std::to_string(ev));
+  }
+  // Every base against an exponent drawn from all finite 16-bit values (a fixed pseudo-random pairing).
+  Bits b(x.size());
+  uint32_t r = 12345;
+  for (auto& v : b) {
+    do {
+      r = r * 1664525u + 1013904223u;
+      v = uint16_t(r >> 16);
+    } while (!std::isfinite(value16(dt, v)));
+  }
+  const Bits y = run(x, b, [&](const void* a, const void* bb, void* out, int64_t n) {
+    fw::binary(fw::BinaryOp::pow, dt, a, bb, out, 1, n, fw::Broadcast::none, nullptr);
+  });
+  const int ones = expect_within_one_ulp(
+      dt, x, y, [&](size_t i) { return std::pow(value16(dt, x[i]), value16(dt, b[i])); }, "pow, random exponents");
+  std::printf("pow %s, random finite exponents: %d of 65536 one ulp from the correctly rounded value\n",
+              opbench::dtype_name(dt), ones);
+}
+
+TEST_P(ShortMath, SoftplusOnEveryInput) {
+  const DType dt = GetParam();
+  const Bits x = all_patterns();
+  const Bits y = run(x, {}, [&](const void* a, const void*, void* out, int64_t n) {
+    fw::unary(fw::UnaryOp::softplus, dt, a, out, n, 0.f, nullptr);
+  });
+  const int ones = expect_within_one_ulp(
+      dt, x, y,
+      [&](size_t i) {
+        const double v = value16(dt, x[i]);
+        return v > 20.0 ? v : std::log1p(std::exp(v));
+      },
+      "softplus");
+  std::printf("softplus %s: %d of 65536 one ulp from the correctly rounded value\n", opbench::dtype_name(dt), ones);
+}
+
+std::string dtype_case(const testing::TestParamInfo<DType>& info) { return opbench::dtype_name(info.param); }
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, ShortMath, testing::Values(DType::bf16, DType::f16), dtype_case);
+
+}  // namespace
