@@ -88,6 +88,8 @@ bool simt_vector_ok(const GemmArgs& a);  // 16-byte copies of B[K, N] possible
 constexpr int kSimtConfigs = 3;
 const char* simt_config_name(int c);
 int simt_pick(const GemmArgs& a);
+// Split-K count for `tiles` output tiles of `nkb` k-blocks on `sms` SMs (1: none). Pure, for a CPU test.
+int simt_split_count(int64_t tiles, int64_t nkb, int64_t sms);
 void gemm_simt(const GemmArgs& a, cudaStream_t s);
 
 // ---- scratch buffers (gemm.cu): one grow-only buffer per device and use, freed at exit --------------------

@@ -285,17 +285,30 @@ bool simt_vector_ok(const GemmArgs& a) {
   return a.b_layout == GemmLayout::kn && (reinterpret_cast<uintptr_t>(a.B) & 15) == 0 && a.N % 4 == 0;
 }
 
-namespace {
 // Split-K when one problem has too few output tiles to fill the GPU (decode-like M = 1 .. 64, small
 // squares): the K chunks run in parallel and add into a zeroed C. Measured on H100 before it:
 // {64, 4096, 4096} fp32 at 0.35 ms (64 blocks for 132 SMs) against cuBLAS's 0.06 ms.
+// The count: at least two blocks an SM on average (`want`), chunks of at least 8 k-blocks, at most 64;
+// from `want` up to twice it, the count whose busiest SM has the least to do. The blocks all fit at once
+// (the splitting configuration holds four an SM), so the busiest SM runs ceil(tiles * s / sms) blocks of
+// ceil(nkb / s) k-blocks. {64, 4096, 4096}: `want` alone gave 5 splits, 320 blocks, 3 on 56 SMs and 2 on
+// the others (156 k-blocks on the busiest); 8 splits give 4 blocks of 32 (128).
+int simt_split_count(int64_t tiles, int64_t nkb, int64_t sms) {
+  if (tiles >= sms || nkb < 32) return 1;
+  const int64_t want = ceil_div(2 * sms, tiles), most = std::min<int64_t>(nkb / 8, 64);
+  const auto busiest = [&](int64_t s) { return ceil_div(tiles * s, sms) * ceil_div(nkb, s); };
+  int64_t best = std::min(want, most);
+  for (int64_t s = best + 1; s <= std::min(2 * want, most); ++s)
+    if (busiest(s) < busiest(best)) best = s;
+  return int(std::max<int64_t>(1, best));
+}
+
+namespace {
 template <class Cfg>
 int simt_splits(const GemmArgs& a) {
-  const int64_t tiles = ceil_div(a.M, Cfg::BM) * ceil_div(a.N, Cfg::BN);
-  const int64_t sms = current_device_info().sms;
-  if (a.batch != 1 || tiles >= sms || a.K < 4 * Cfg::BK * 8) return 1;
-  const int64_t want = ceil_div(2 * sms, tiles), most = a.K / (Cfg::BK * 8);
-  return int(std::max<int64_t>(1, std::min<int64_t>({want, most, 64})));
+  if (a.batch != 1) return 1;
+  return simt_split_count(ceil_div(a.M, Cfg::BM) * ceil_div(a.N, Cfg::BN), ceil_div(a.K, Cfg::BK),
+                          current_device_info().sms);
 }
 
 template <class Cfg, bool B_NK, bool VEC>

@@ -129,4 +129,29 @@ TEST(GemmChoice, FittedCases) {
   EXPECT_EQ(c.splits, 1);
 }
 
+// The fp32 SIMT kernel's split-K count (gemm_simt.cu): on the H100's 132 SMs, for every tile count that
+// leaves SMs idle and K from 32 to 4096 k-blocks, the busiest SM has no more k-blocks to run than with the
+// former count (two blocks an SM on average, capped by chunks of 8 k-blocks and 64 splits), and for
+// {64, 4096, 4096} (64 tiles of 64x64, 256 k-blocks of 16) fewer: 8 splits (4 blocks of 32 k-blocks on the
+// busiest SM) where the former 5 put 3 blocks of 52 on 56 SMs.
+TEST(SimtSplits, BusiestSmNeverWorseThanTwoBlocksAnSm) {
+  const auto busiest = [](int64_t tiles, int64_t nkb, int64_t s) {
+    return ((tiles * s + kH100Sms - 1) / kH100Sms) * ((nkb + s - 1) / s);
+  };
+  for (int64_t tiles = 1; tiles < kH100Sms; ++tiles)
+    for (int64_t nkb = 32; nkb <= 4096; nkb += 8) {
+      const int64_t former = std::max<int64_t>(
+          1, std::min<int64_t>({(2 * kH100Sms + tiles - 1) / tiles, nkb / 8, 64}));
+      const int s = fw::detail::simt_split_count(tiles, nkb, kH100Sms);
+      ASSERT_GE(s, 1);
+      ASSERT_LE(s, 64);
+      ASSERT_GE(nkb / s, 8) << tiles << " tiles, " << nkb << " k-blocks";
+      EXPECT_LE(busiest(tiles, nkb, s), busiest(tiles, nkb, former)) << tiles << " tiles, " << nkb << " k-blocks";
+    }
+  EXPECT_EQ(fw::detail::simt_split_count(64, 256, kH100Sms), 8);
+  EXPECT_LT(busiest(64, 256, 8), busiest(64, 256, 5));
+  EXPECT_EQ(fw::detail::simt_split_count(kH100Sms, 4096, kH100Sms), 1);  // a full wave of tiles: no split
+  EXPECT_EQ(fw::detail::simt_split_count(16, 31, kH100Sms), 1);          // too little K to split
+}
+
 }  // namespace
