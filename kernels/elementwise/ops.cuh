@@ -125,6 +125,9 @@ struct GeluTanh {  // tanh approximation
 struct Silu { __device__ float operator()(float x) const { return x / (1.f + expf(-x)); } };
 template <bool Short16>
 struct Softplus {  // beta = 1, threshold = 20, as torch.nn.functional.softplus
+  // 2 packets a thread in fp16/bf16 on deep grids (engine.cuh, pick_unroll), as gelu: H100, bf16 4096^2
+  // 24.1 -> 22.8 us (90% -> 96% of the copy roof), fp16 23.5 -> 22.4, the smaller sizes unchanged.
+  static constexpr int kPackets16 = 2;
   __device__ float operator()(float x) const {
     return Short16 ? short16::softplus(x) : x > 20.f ? x : log1pf(expf(x));
   }

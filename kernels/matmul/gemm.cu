@@ -4,12 +4,12 @@
 //     M >= 256                               same wgmma kernel (TF32 wgmma reads K-major B only)
 //   fp32, TF32 allowed, not cc 9.0 or     -> mma.sync m16n8k8 TF32 kernel (gemm_mma.cu)
 //     rows not 16-byte aligned
+//   any dtype, B[K,N], M = 1, batch 1,    -> streaming kernel, split-K over a cluster (gemv_sm90.cu)
+//     N >= 2048, K >= 1024, cc 9.0
 //   fp32, M <= 16, batch 1                -> skinny streaming kernel (gemm_skinny.cu)
 //   fp16/bf16, W[N,K], M = 1, batch 1,    -> the same skinny kernel, 16-bit W
 //     N >= 2048, K >= 1024
 //   fp32                                  -> SIMT kernel (gemm_simt.cu)
-//   fp16/bf16, B[K,N], M = 1, batch 1,    -> streaming kernel, split-K over a cluster (gemv_sm90.cu)
-//     N >= 2048, K >= 1024, cc 9.0
 //   fp16/bf16, cc 9.0, tensor-map rules   -> TMA + wgmma kernel (gemm_sm90.cu), tile configuration
 //                                            and split-K count by a cost model (sm90_model_choice)
 //   fp16/bf16 otherwise                   -> mma.sync kernel (gemm_mma.cu)
@@ -113,9 +113,9 @@ Path choose(const detail::GemmArgs& a, bool allow_tf32) {
     // B as [K, N]: transposing B pays off from a few hundred rows; below that exact fp32 is faster.
     if (a.M >= 256) return Path::sm90_transposed_b;
   }
+  if (detail::gemv_supported(a)) return Path::gemv;
   if (detail::skinny_supported(a)) return Path::skinny;
   if (a.dt == DType::f32) return Path::simt;
-  if (detail::gemv_supported(a)) return Path::gemv;
   if (detail::sm90_supported(a)) return Path::sm90;
   return Path::mma;
 }

@@ -78,7 +78,7 @@ void gemm_mma(const GemmArgs& a, cudaStream_t s);
 bool skinny_supported(const GemmArgs& a);
 void gemm_skinny(const GemmArgs& a, cudaStream_t s);
 
-// ---- fp16/bf16 decode GEMV with B as [K, N] (M = 1, batch 1, cc 9.0), gemv_sm90.cu -----------------------
+// ---- decode GEMV with B as [K, N] (fp32/fp16/bf16, M = 1, batch 1, cc 9.0), gemv_sm90.cu ------------------
 bool gemv_supported(const GemmArgs& a);
 void gemm_gemv(const GemmArgs& a, cudaStream_t s);
 

@@ -9,6 +9,8 @@
 //                     K-major B only) when M >= 256 (fewer rows: the exact fp32 paths below are
 //                     faster than the transpose); elsewhere mma.sync m16n8k8 (gemm_mma.cu, inputs
 //                     rounded to nearest TF32).
+//   fp32, B[K,N], M = 1, batch 1, N >= 2048, K >= 1024, 16-byte aligned, cc 9.0: the cluster GEMV below
+//                     (gemv_sm90.cu), 4 columns a lane.
 //   fp32, M <= 16     streaming kernel over B with split-K (gemm_skinny.cu), batch 1 only.
 //   fp32              SIMT kernel, warp-tiled (gemm_simt.cu): the tile configuration by problem size
 //                     (simt_pick), double-buffered shared memory, 16-byte loads when the rows allow it,
@@ -16,8 +18,8 @@
 //   fp16/bf16, W[N,K], M = 1, batch 1, N >= 2048, K >= 1024: the same streaming kernel as fp32's
 //                     (gemm_skinny.cu), a warp per two rows of W, fp32 accumulation.
 //   fp16/bf16, B[K,N], M = 1, batch 1, N >= 2048, K >= 1024, 16-byte aligned, cc 9.0: a stream over B
-//                     split along K over a cluster of 8 CTAs, summed in distributed shared memory
-//                     (gemv_sm90.cu).
+//                     split along K over a cluster of up to 8 CTAs, summed in distributed shared memory
+//                     (gemv_sm90.cu, 8 columns a lane).
 //   fp16/bf16, cc 9.0 TMA + wgmma kernel (gemm_sm90.cu), warp-specialized and persistent, when
 //                     the tensor-map rules hold: A, B 16-byte aligned, K % 8 == 0, and for B as [K,N]
 //                     also N % 8 == 0 (every row stride a multiple of 16 bytes). M, N, K need not be
