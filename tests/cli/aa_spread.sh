@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# scripts/aa_spread.py on the small committed reports (tests/data/compare_*.json): issue 9's A/A criterion
+# overall and per implementation, and the list of results more than 15% apart.
+# Usage: aa_spread.sh path/to/python3 path/to/scripts/aa_spread.py path/to/tests/data
+set -u
+py=$1
+script=$2
+data=$3
+passed=0 failed=0
+has() {  # has WHAT TEXT PATTERN: the fixed string PATTERN is in TEXT
+  if grep -qF -- "$3" <<<"$2"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $1: no '$3' in:"; echo "$2"; fi
+}
+same=$("$py" "$script" "$data/compare_baseline.json" "$data/compare_current_same.json")
+has "same: 8 pairs" "$same" "8 results in common"
+has "same: framework meets" "$same" "| framework | 4 of 4 (100.0%) | - | 0 | 0.4% | yes |"
+has "same: torch meets" "$same" "| torch | 4 of 4 (100.0%) | - | 0 | 0.3% | yes |"
+slower=$("$py" "$script" "$data/compare_baseline.json" "$data/compare_current_slower.json")
+has "slower: overall" "$slower" "| ≥ 20 µs | 8 | 75.0% | 75.0% | 2 |"
+has "slower: framework fails" "$slower" "| framework | 3 of 4 (75.0%) | - | 1 | 25.2% | no |"
+has "slower: torch fails" "$slower" "| torch | 3 of 4 (75.0%) | - | 1 | 19.8% | no |"
+has "slower: relu listed" "$slower" "- activation/relu/fp32/4096x4096/framework: 45.15 vs 56.54 µs (+25.2%)"
+"$py" "$script" "$data/no_such_report.json" "$data/compare_baseline.json" >/dev/null 2>&1
+code=$?
+if [ "$code" -eq 2 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: a missing report exits $code, not 2"; fi
+echo "aa_spread: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
