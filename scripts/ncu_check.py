@@ -8,6 +8,11 @@ range named category/op/dtype/shape/impl). ncu measures gpu__time_duration with 
 at the clocks the GPU chooses, as bench_ops does. The kernels of each range are summed and the two
 times printed side by side.
 
+With --timing graph, bench_ops's time per launch in a replayed graph is checked against ncu timing the
+same graph: every implementation is captured as graph mode does it (--graph-launches N, 100 unless the
+selection says), the graph launched once under `ncu --graph-profiling graph`, and ncu's
+gpu__time_duration of the whole graph divided by N.
+
   scripts/ncu_check.py [--bench build/bench_ops] [--out DIR] -- <bench_ops selection arguments>
   e.g. scripts/ncu_check.py -- --op add,softmax --shape 4096x4096 --dtype fp32,bf16
        scripts/ncu_check.py -- --op add --shape 256x256 --timing graph
@@ -37,27 +42,28 @@ def bench_medians(bench, args, out_dir):
     return medians
 
 
-RANGE = re.compile(r"([a-z_]+/[a-z0-9_]+/(?:fp32|fp16|bf16)/[0-9x]+/(?:framework|torch|cudnn|cublas))")
+RANGE = re.compile(r"([a-z_]+/[a-z0-9_]+/(?:fp32|fp16|bf16)/[0-9x]+/(?:framework|torch|cudnn|cublas))(?:/graph([0-9]+))?")
 DURATION = re.compile(r"gpu__time_duration\.sum\s+(\S+)\s+([0-9.,]+)")
 
 
-def ncu_times(bench, args, log_path, cache_control="all"):
+def ncu_times(bench, args, log_path, cache_control="all", graph=False):
     cmd = ["ncu", "--profile-from-start", "off", "--clock-control", "none", "--cache-control", cache_control, "--nvtx",
+           *(["--graph-profiling", "graph"] if graph else []),
            "--metrics", "gpu__time_duration.sum", bench, *args, "--profile"]
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     open(log_path, "w").write(proc.stdout)
     if proc.returncode != 0:
         raise RuntimeError(f"ncu exited {proc.returncode}; see {log_path}")
-    times, current = {}, None
+    times, current, launches = {}, None, 1
     for line in proc.stdout.splitlines():
         m = RANGE.search(line)
-        if m:  # the NVTX push/pop stack ncu prints with each kernel names our range
-            current = m.group(1)
+        if m:  # the NVTX push/pop stack ncu prints with each kernel (or graph) names our range
+            current, launches = m.group(1), int(m.group(2) or 1)
         d = DURATION.search(line)
         if d and current:
             unit, value = d.group(1), float(d.group(2).replace(",", ""))
             scale = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3, "second": 1e6}.get(unit, 1.0)
-            times[current] = times.get(current, 0.0) + value * scale
+            times[current] = times.get(current, 0.0) + value * scale / launches
     return times
 
 
@@ -74,11 +80,13 @@ def main():
     sel = [x for x in a.selection if x != "--"]
     out = a.out or tempfile.mkdtemp(prefix="ncu_check_")
     os.makedirs(out, exist_ok=True)
+    graph = "graph" in [x.split("=", 1)[-1] for i, x in enumerate(sel)
+                        if x.startswith("--timing=") or (i > 0 and sel[i - 1] == "--timing")]
+    if graph and not any(x.startswith("--graph-launches") for x in sel):
+        sel += ["--graph-launches", "100"]  # the same N for bench_ops's graphs and the profiled ones
     try:
         ours = bench_medians(a.bench, sel, os.path.join(out, "report"))
-        # --timing graph is bench_ops's own mode; ncu times single launches.
-        profile_sel = [x for i, x in enumerate(sel) if not (x.startswith("--timing") or (i > 0 and sel[i - 1] == "--timing"))]
-        theirs = ncu_times(a.bench, profile_sel, os.path.join(out, "ncu.log"), a.cache_control)
+        theirs = ncu_times(a.bench, sel, os.path.join(out, "ncu.log"), a.cache_control, graph)
     except (subprocess.CalledProcessError, RuntimeError) as e:
         print(f"ncu_check: {e}", file=sys.stderr)
         return 2

@@ -178,9 +178,15 @@ ParseOutcome parse_options(int argc, char** argv, const Registry& reg, Options& 
   app.add_flag("--tf32", opt.settings.tf32,
                "fp32 matmuls on TF32 tensor cores in the framework (its TF32 path), LibTorch and cuBLAS alike, "
                "checked at TF32 tolerance (default: true fp32 everywhere)");
+  app.add_option("--graph-launches", opt.timing.graph_launches,
+                 "Launches per CUDA graph in --timing graph (default 0: about 0.5 ms of work per replay, 10 to 1000; "
+                 "100 with --profile)")
+      ->check(CLI::Range(0, 100000));
   app.add_flag("--profile", opt.profile,
                "Verify, then launch every implementation of each problem once inside cudaProfilerStart/Stop with "
-               "an NVTX range category/op/dtype/shape/impl (for ncu --profile-from-start off); no reports");
+               "an NVTX range category/op/dtype/shape/impl (for ncu --profile-from-start off; with --timing graph, "
+               "one replay of a graph of --graph-launches launches, range .../impl/graph<N>, for ncu "
+               "--graph-profiling graph); no reports");
   app.add_option("--output-dir", opt.output_dir, "Where the reports go (default docs/benchmark)");
   app.add_option("--format", formats, "Report formats: md, json (default both)")->delimiter(',');
   std::optional<std::string> devices, shard;
@@ -304,9 +310,10 @@ ParseOutcome parse_options(int argc, char** argv, const Registry& reg, Options& 
   if (l2_word != "cold" && l2_word != "warm")
     return usage_error(fmt::format("unknown --l2 '{}'; valid: cold, warm", l2_word));
   const bool l2_cold = l2_word == "cold";
-  const std::map<std::string, DeviceTimer> timers = {{"cupti", DeviceTimer::cupti}, {"events", DeviceTimer::events}};
+  const std::map<std::string, DeviceTimer> timers = {
+      {"cupti", DeviceTimer::cupti}, {"cupti-stream", DeviceTimer::cupti_stream}, {"events", DeviceTimer::events}};
   if (!timers.count(timer_word))
-    return usage_error(fmt::format("unknown --device-timer '{}'; valid: cupti, events", timer_word));
+    return usage_error(fmt::format("unknown --device-timer '{}'; valid: cupti, cupti-stream, events", timer_word));
   if (devices) {
     const auto list = dist::parse_device_list(*devices);
     if (!list)

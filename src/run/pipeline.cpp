@@ -175,7 +175,10 @@ void ProblemPipeline::measure_stage(const Problem& p, ProblemSetup& setup, Impls
     if (cfg_.last == PipelineStage::profile) {
       std::vector<std::string> names;
       for (std::size_t i : ready) names.push_back(p.id() + "/" + impl_name(impls.rows[i].impl));
-      profile_once(launches, names, stream_);
+      const int graph_launches = !cfg_.timing.graph              ? 0
+                                 : cfg_.timing.graph_launches > 0 ? cfg_.timing.graph_launches
+                                                                  : kProfileGraphLaunches;
+      profile_once(launches, names, stream_, graph_launches);
       return;
     }
     std::vector<std::string> names;

@@ -12,7 +12,14 @@
 
 namespace opbench {
 
-const char* device_timer_name(DeviceTimer t) { return t == DeviceTimer::cupti ? "cupti" : "events"; }
+const char* device_timer_name(DeviceTimer t) {
+  switch (t) {
+    case DeviceTimer::cupti: return "cupti";
+    case DeviceTimer::cupti_stream: return "cupti-stream";
+    case DeviceTimer::events: return "events";
+  }
+  return "?";
+}
 
 Activity::Role role_of_kernel(const char* name) {
   if (name == nullptr) return Activity::Role::work;
@@ -23,7 +30,7 @@ Activity::Role role_of_kernel(const char* name) {
   return Activity::Role::work;
 }
 
-std::optional<double> sample_span_ms(std::vector<Activity> records, bool flushed) {
+std::optional<double> sample_span_ms(std::vector<Activity> records, bool flushed, SpanStart from) {
   std::stable_sort(records.begin(), records.end(),
                    [](const Activity& a, const Activity& b) { return a.start_ns < b.start_ns; });
   using Role = Activity::Role;
@@ -48,6 +55,7 @@ std::optional<double> sample_span_ms(std::vector<Activity> records, bool flushed
     last = std::max(last, records[i].end_ns);
   }
   if (last == 0 || last < first) return std::nullopt;
+  if (from == SpanStart::preceding_end) first = std::min(first, records[open].end_ns);
   return double(last - first) * 1e-6;
 }
 
@@ -181,11 +189,11 @@ std::vector<Activity> ActivityTrace::take(int, bool& dropped) {
 
 #endif
 
-std::optional<double> ActivityTrace::take_sample_span_ms(int device, bool flushed) {
+std::optional<double> ActivityTrace::take_sample_span_ms(int device, bool flushed, SpanStart from) {
   bool dropped = false;
   std::vector<Activity> records = take(device, dropped);
   if (dropped) return std::nullopt;
-  return sample_span_ms(std::move(records), flushed);
+  return sample_span_ms(std::move(records), flushed, from);
 }
 
 void ActivityTrace::discard(int device) {

@@ -16,10 +16,17 @@
 
 namespace opbench {
 
-// Which clock times a pure or graph sample: CUPTI's activity timestamps (default), or a pair of CUDA
-// events around the launch (--device-timer events; also the fallback when CUPTI cannot trace).
-enum class DeviceTimer { cupti, events };
+// Which clock times a pure or graph sample (--device-timer):
+//   cupti         CUPTI's activity timestamps of the launch's own work: from its first record's start to its
+//                 last record's end (the kernel durations nsys shows).
+//   cupti-stream  the same records, but from the end of the harness work queued right before the launch on
+//                 its stream (the flush's read sweep, or the clock probe's start kernel when the L2 is warm):
+//                 the GPU's start-up of the launch counts too, as in ncu's gpu__time_duration.
+//   events        a pair of CUDA events around the launch; also the fallback when CUPTI cannot trace.
+enum class DeviceTimer { cupti, cupti_stream, events };
 const char* device_timer_name(DeviceTimer t);
+// Where a CUPTI sample's span starts (the two CUPTI timers above).
+enum class SpanStart { first_record, preceding_end };
 
 // One activity record, as a sample's window needs it.
 struct Activity {
@@ -36,8 +43,11 @@ Activity::Role role_of_kernel(const char* name);
 // The span in ms of the last complete sample in `records` (any order, one device): from the earliest
 // start to the latest end of the records between its bracketing harness kernels (see the top).
 // `flushed`: the sample flushed the L2, so the window opens after the first read sweep that follows the
-// probe start. nullopt when no complete sample is there or its window holds no work.
-std::optional<double> sample_span_ms(std::vector<Activity> records, bool flushed);
+// probe start. `from`: the span starts at the first record's start, or at the end of the harness record
+// that opens the window (that sweep, or the probe start). nullopt when no complete sample is there or its
+// window holds no work.
+std::optional<double> sample_span_ms(std::vector<Activity> records, bool flushed,
+                                     SpanStart from = SpanStart::first_record);
 
 // Process-wide CUPTI activity tracing (CUPTI's buffers are global). Records accumulate until a sample
 // takes them; every take forgets the records of the device it reads.
@@ -49,7 +59,7 @@ class ActivityTrace {
 
   // Flushes CUPTI's buffers (the caller synchronized the sample's stream first) and returns the span of
   // the last complete sample on `device`. nullopt, as in sample_span_ms, or when CUPTI dropped records.
-  std::optional<double> take_sample_span_ms(int device, bool flushed);
+  std::optional<double> take_sample_span_ms(int device, bool flushed, SpanStart from);
   // Flushes and forgets the records of `device` (a host-timed sample, set-up work).
   void discard(int device);
 

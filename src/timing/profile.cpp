@@ -2,9 +2,13 @@
 #include <cuda_profiler_api.h>
 #include <nvtx3/nvToolsExt.h>
 
+#include <iostream>
+#include <optional>
 #include <stdexcept>
+#include <string>
 
 #include "src/core/cuda_check.hpp"
+#include "src/timing/graph.hpp"
 #include "src/timing/timer.hpp"
 
 namespace opbench {
@@ -24,16 +28,33 @@ struct ProfilerSession {
 
 }  // namespace
 
-void profile_once(const std::vector<Launch>& launches, const std::vector<std::string>& names, cudaStream_t s) {
+void profile_once(const std::vector<Launch>& launches, const std::vector<std::string>& names, cudaStream_t s,
+                  int graph_launches) {
   if (names.size() != launches.size())
     throw std::invalid_argument("profile_once: one name per launch is needed");
+  // Graphs are captured and uploaded before the profiled region: only their replays run inside it.
+  std::vector<std::optional<CapturedGraph>> graphs(launches.size());
+  if (graph_launches > 0) {
+    for (std::size_t i = 0; i < launches.size(); ++i) {
+      try {
+        graphs[i].emplace(launches[i], graph_launches, s);
+      } catch (const GraphCaptureError& e) {
+        std::cerr << names[i] << ": not profiled: " << e.what() << "\n";
+      }
+    }
+  }
   // Nothing of earlier work may run inside the profiled region.
   OPBENCH_CUDA_CHECK(cudaStreamSynchronize(s));
   ProfilerSession session;
   for (std::size_t i = 0; i < launches.size(); ++i) {
-    nvtxRangePushA(names[i].c_str());
+    if (graph_launches > 0 && !graphs[i]) continue;
+    const std::string name = graphs[i] ? names[i] + "/graph" + std::to_string(graph_launches) : names[i];
+    nvtxRangePushA(name.c_str());
     session.range_open = true;
-    launches[i](s);
+    if (graphs[i])
+      graphs[i]->replay(s);
+    else
+      launches[i](s);
     // Inside the range: the kernels finish before it closes, so nsys shows them under their name too.
     OPBENCH_CUDA_CHECK(cudaStreamSynchronize(s));
     nvtxRangePop();

@@ -53,11 +53,13 @@ struct TimingResources::Parts {
   ClockProbe clock{sm_count};
   EventPair events;
   ActivityTrace* trace = nullptr;
+  DeviceTimer timer = DeviceTimer::events;  // the timer in use (events when CUPTI could not trace)
   std::string no_trace_why;  // why the events time the samples although CUPTI was asked for
 };
 
 TimingResources::TimingResources(DeviceTimer timer) : p_(std::make_unique<Parts>()) {
-  if (timer == DeviceTimer::cupti) p_->trace = ActivityTrace::shared(p_->no_trace_why);
+  if (timer != DeviceTimer::events) p_->trace = ActivityTrace::shared(p_->no_trace_why);
+  p_->timer = p_->trace ? timer : DeviceTimer::events;
   // Load every timing kernel now, on an idle stream (see the header).
   cudaStream_t s = nullptr;
   p_->blocker.block(s, 1.0);
@@ -78,10 +80,17 @@ StreamBlocker& TimingResources::blocker() { return p_->blocker; }
 ClockProbe& TimingResources::clock() { return p_->clock; }
 EventPair& TimingResources::events() { return p_->events; }
 ActivityTrace* TimingResources::trace() { return p_->trace; }
-DeviceTimer TimingResources::device_timer() const { return p_->trace ? DeviceTimer::cupti : DeviceTimer::events; }
+DeviceTimer TimingResources::device_timer() const { return p_->timer; }
+SpanStart TimingResources::span_start() const {
+  return p_->timer == DeviceTimer::cupti_stream ? SpanStart::preceding_end : SpanStart::first_record;
+}
 
 std::string TimingResources::device_timer_text() const {
-  if (p_->trace)
+  if (p_->timer == DeviceTimer::cupti_stream)
+    return "CUPTI activity timestamps: from the end of the harness work right before the launch on its stream to "
+           "the end of the launch's last kernel, memcpy or memset (its start-up included, as ncu's "
+           "gpu__time_duration)";
+  if (p_->timer == DeviceTimer::cupti)
     return "CUPTI activity timestamps: from the first kernel, memcpy or memset of the launch to start to the last "
            "to end";
   if (p_->no_trace_why.empty()) return "CUDA events around the launch (--device-timer events)";

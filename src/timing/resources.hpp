@@ -50,6 +50,7 @@ class TimingResources {
   EventPair& events();
   ActivityTrace* trace();  // nullptr: the events time the samples
   DeviceTimer device_timer() const;
+  SpanStart span_start() const;  // where a CUPTI sample's span starts, by the timer
   std::string device_timer_text() const;  // for the report: which clock, and why the fallback if any
   int sm_count() const;
   double max_clock_mhz() const;  // cudaDevAttrClockRate

@@ -52,7 +52,7 @@ Sample Sampler::device(const Launch& run, LaunchState& st) {
   OPBENCH_CUDA_CHECK(cudaStreamSynchronize(s_));
   Sample out{true, r_.events().elapsed_ms(), r_.clock().mhz()};
   if (ActivityTrace* trace = r_.trace()) {
-    if (const auto span = trace->take_sample_span_ms(device_, l2_cold_)) {
+    if (const auto span = trace->take_sample_span_ms(device_, l2_cold_, r_.span_start())) {
       out.ms = *span;
     } else if (st.untraced++ == 0) {
       st.notes.push_back("CUPTI traced no GPU work of the launch in a sample: such samples are timed by the "

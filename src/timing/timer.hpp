@@ -73,6 +73,14 @@ std::vector<Measurement> measure(const std::vector<Launch>& launches, const Timi
 // each inside an NVTX range named names[i] (e.g. "element/add/fp32/4096x4096/framework"), each
 // followed by a stream synchronize, so `ncu --profile-from-start off` captures exactly these kernels.
 // No flush and no handshake: ncu flushes caches itself (--cache-control all) and serializes launches.
-void profile_once(const std::vector<Launch>& launches, const std::vector<std::string>& names, cudaStream_t s);
+// graph_launches > 0 (--timing graph): each implementation is captured as graph mode times it, that many
+// launches in one CUDA graph, and the graph is launched once inside a range named names[i] + "/graph<N>",
+// for `ncu --graph-profiling graph`, whose gpu__time_duration of the whole graph / N is the figure graph
+// mode's time per launch compares with. An implementation that cannot be captured is not launched (the
+// reason goes to stderr).
+void profile_once(const std::vector<Launch>& launches, const std::vector<std::string>& names, cudaStream_t s,
+                  int graph_launches = 0);
+// Launches per graph under --profile --timing graph when --graph-launches does not say.
+constexpr int kProfileGraphLaunches = 100;
 
 }  // namespace opbench

@@ -81,6 +81,21 @@ TEST(ActivityTrace, WithoutAFlushTheWindowOpensAtTheProbeStart) {
   EXPECT_DOUBLE_EQ(*span, 0.003);
 }
 
+TEST(ActivityTrace, TheStreamSpanStartsWhereTheWorkBeforeTheLaunchEnds) {
+  // cupti-stream: from the end of the flush's read sweep (80 us) to the launch's last end, so the gap
+  // in which the GPU starts the launch counts; without a flush, from the end of the probe start (3 us).
+  const auto flushed = sample_span_ms(sample(0, {rec(Role::work, 82, 164)}), true, SpanStart::preceding_end);
+  ASSERT_TRUE(flushed);
+  EXPECT_DOUBLE_EQ(*flushed, 0.084);
+  const auto warm = sample_span_ms(sample(0, {rec(Role::work, 10, 13)}, false), false, SpanStart::preceding_end);
+  ASSERT_TRUE(warm);
+  EXPECT_DOUBLE_EQ(*warm, 0.010);
+  // The same records by the kernel timer: the launch's own span.
+  EXPECT_DOUBLE_EQ(*sample_span_ms(sample(0, {rec(Role::work, 82, 164)}), true, SpanStart::first_record), 0.082);
+  // A sample with no work is still nothing (the preceding record alone is not a launch).
+  EXPECT_FALSE(sample_span_ms(sample(0, {}), true, SpanStart::preceding_end));
+}
+
 TEST(ActivityTrace, NoCompleteSampleOrNoWorkGivesNothing) {
   EXPECT_FALSE(sample_span_ms({}, true));
   std::vector<Activity> v = sample(0, {rec(Role::work, 100, 120)});
@@ -95,5 +110,6 @@ TEST(ActivityTrace, NoCompleteSampleOrNoWorkGivesNothing) {
 
 TEST(ActivityTrace, TimerNames) {
   EXPECT_STREQ(device_timer_name(DeviceTimer::cupti), "cupti");
+  EXPECT_STREQ(device_timer_name(DeviceTimer::cupti_stream), "cupti-stream");
   EXPECT_STREQ(device_timer_name(DeviceTimer::events), "events");
 }
