@@ -54,6 +54,18 @@ struct RowLossOps {
     row_loss[row] = lse_value(LseState{st.m, st.s}) - st.xt;
   }
 };
+// A row's lanes merge their (m, s) max-first as an LseState does (row_engine.cuh); xt is the row's, the
+// same in every lane.
+template <class F>
+__device__ __forceinline__ CeState warp_allreduce(CeState s, F) {
+  const LseState l = lse_allreduce_lanes(LseState{s.m, s.s}, 32);
+  return {l.m, l.s, s.xt};
+}
+template <class F>
+__device__ __forceinline__ CeState group_allreduce(CeState s, F, int width) {
+  const LseState l = lse_allreduce_lanes(LseState{s.m, s.s}, width);
+  return {l.m, l.s, s.xt};
+}
 
 // out[0] = sum(v[0, n)) * scale, one block of 1024 threads (deterministic). v is 16-byte aligned (the
 // workspace): 16-byte loads, four in flight a thread (65536 rows: 16 loads a thread, where one float a load

@@ -301,6 +301,33 @@ __device__ __forceinline__ float lse_value(const LseState& st) {
   return st.m == -INFINITY ? -INFINITY : st.m + logf(st.s);
 }
 
+// Log-sum-exp states merge across lanes max-first: the group's max M by shuffles, then each lane rescales
+// its own s once, s exp(m - M), and the rescaled sums are added by shuffles. One exp a lane, where merging
+// pairwise (LseOps::combine) takes two a step: ten over 32 lanes, as many as a lane spends on its own
+// vector of 8 bf16 elements when a short row gives it one. NaN anywhere in m gives M = NaN (max_nan), so
+// the result is NaN as combine's is; a group of empty states stays {-inf, 0}.
+__device__ __forceinline__ LseState lse_allreduce_lanes(LseState st, int width) {
+  float mx = st.m;
+#pragma unroll
+  for (int k = 16; k > 0; k >>= 1)
+    if (k < width) mx = max_nan(mx, __shfl_xor_sync(0xffffffffu, mx, k));
+  float sum = mx == -INFINITY ? 0.f : st.s * __expf(st.m - mx);
+#pragma unroll
+  for (int k = 16; k > 0; k >>= 1)
+    if (k < width) sum += __shfl_xor_sync(0xffffffffu, sum, k);
+  return {mx, sum};
+}
+// The lane merges of an LseState (found by argument-dependent lookup from the generic kernels, whose
+// combine for this state is always LseOps::combine; the functor is not needed).
+template <class F>
+__device__ __forceinline__ LseState warp_allreduce(LseState s, F) {
+  return lse_allreduce_lanes(s, 32);
+}
+template <class F>
+__device__ __forceinline__ LseState group_allreduce(LseState s, F, int width) {
+  return lse_allreduce_lanes(s, width);
+}
+
 // Shifted first and second moments (layer_norm over long rows): s1 = sum(x - k), s2 = sum((x - k)^2)
 // with k = the row's first element, so that var = s2/n - (s1/n)^2 does not cancel when |mean| >> std.
 struct MomentState {
