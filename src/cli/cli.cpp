@@ -169,9 +169,10 @@ ParseOutcome parse_options(int argc, char** argv, const Registry& reg, Options& 
                  "included; both: pure and real");
   app.add_option("--device-timer", timer_word,
                  "The clock of pure and graph samples. cupti: CUPTI's activity timestamps of the launch's kernels, "
-                 "memcpys and memsets, first start to last end, as ncu times a kernel (default; the events when "
-                 "CUPTI cannot trace); events: a pair of CUDA events around the launch (adds their own ~2.5 us "
-                 "on the H100)");
+                 "memcpys and memsets, first start to last end (default; the events when CUPTI cannot trace); "
+                 "cupti-stream: the same records from the end of the flush before the launch, its start-up on the "
+                 "GPU included (~1.7 us more on the H100; ncu's gpu__time_duration lies between the two); events: a "
+                 "pair of CUDA events around the launch (adds their own ~2.5 us on the H100)");
   app.add_option("--l2", l2_word, "cold: flush the L2 (write, then read a 2 x L2 buffer) before each sample (default); "
                  "warm: do not");
   app.add_flag("--no-outlier-filter", no_outlier_filter, "Keep every timing sample (no IQR filter)");
