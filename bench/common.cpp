@@ -27,10 +27,12 @@ Tolerance reduction_tolerance(const Shape&, DType t) {
 }
 
 const std::vector<Shape>& odd_shapes() {
-  // {20001, 256} and {40001, 40}: more short aligned rows than one wave of row_reduce_kernel holds, an odd
-  // count (the row reductions' row_short_kernel, two rows a step, and its last half step).
-  static const std::vector<Shape> v = {{1},        {3},        {4097},    {1023, 1025}, {1, 65537},   {65537, 1},
-                                       {16, 5003}, {257, 24},  {999, 100}, {20001, 256}, {40001, 40}};
+  // {20001, 256}, {20001, 200} and {40001, 40}: more short aligned rows than one wave of row_reduce_kernel
+  // holds, an odd count (the row reductions' row_short_kernel, two rows a step, and its last half step; one
+  // or two vectors a lane, the second one partial at 200 fp32 columns).
+  static const std::vector<Shape> v = {{1},         {3},          {4097},       {1023, 1025}, {1, 65537}, {65537, 1},
+                                       {16, 5003},  {257, 24},    {999, 100},   {20001, 256}, {20001, 200},
+                                       {40001, 40}};
   return v;
 }
 

@@ -484,14 +484,16 @@ __global__ void __launch_bounds__(kBlock, 3) row_split_reduce_kernel(const T* __
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) finalize_row(partials, splits, red, r);
 }
 
-// Short aligned rows past one wave (the plan's unroll 1: at most 32 vectors a row, cols a multiple of the
-// vector, x 16-byte aligned): groups of `group` lanes stay resident and take ROWS consecutive rows a step,
-// grid-stride, one vector a lane per row, the ROWS rows' loads issued together before their reductions.
-// row_reduce_kernel gives a group one row, so a lane holds one 16-byte load in flight and a block retires
-// after eight rows (H100, sum_last bf16 256x256x256: 20.2 us, 54% of the read roof; H200 A/B/A, two rows
-// a step: 20.5 -> 10.7 us). Five blocks an SM: bounded to six or eight, the bf16 reducers spilled.
-template <class T, class R, int ROWS>
-__global__ void __launch_bounds__(kBlock, 5) row_short_kernel(const T* __restrict__ x, int64_t rows, int nvec,
+// Short aligned rows past one wave (the plan's unroll 1 or 2: at most 64 vectors a row, cols a multiple of
+// the vector, x 16-byte aligned): groups of `group` lanes stay resident and take ROWS consecutive rows a
+// step, grid-stride, VPL vectors a lane per row (lane t: vectors t, t + group), all of a step's loads
+// issued together before the rows' reductions. row_reduce_kernel gives a group one row, so a lane holds
+// one or two 16-byte loads in flight and a block retires after eight rows (H100, sum_last bf16
+// 256x256x256: 20.2 us, 54% of the read roof; H200 A/B/A, one vector a lane, two rows a step: 20.5 ->
+// 10.7 us). Five blocks an SM with one vector a lane, four with two: bounded to more, the bf16 reducers
+// spilled.
+template <class T, class R, int ROWS, int VPL>
+__global__ void __launch_bounds__(kBlock, VPL == 1 ? 5 : 4) row_short_kernel(const T* __restrict__ x, int64_t rows, int nvec,
                                                              int group, R red) {
   using State = typename R::State;
   constexpr int VEC = vec_of<T>();
@@ -506,25 +508,39 @@ __global__ void __launch_bounds__(kBlock, 5) row_short_kernel(const T* __restric
   const int64_t g_mine = int64_t(blockIdx.x) * per_block + int(threadIdx.x) / group;
   for (int64_t step = 0; (g_warp + step) * ROWS < rows; step += groups) {
     const int64_t r0 = (g_mine + step) * ROWS;
-    Vec raw[ROWS];
+    Vec raw[ROWS][VPL];
 #pragma unroll
     for (int k = 0; k < ROWS; ++k)
-      if (r0 + k < rows && t < nvec) raw[k] = reinterpret_cast<const Vec*>(x + (r0 + k) * cols)[t];
+#pragma unroll
+      for (int v = 0; v < VPL; ++v)
+        if (r0 + k < rows && t + v * group < nvec)
+          raw[k][v] = reinterpret_cast<const Vec*>(x + (r0 + k) * cols)[t + v * group];
 #pragma unroll
     for (int k = 0; k < ROWS; ++k) {
       const int64_t r = r0 + k;
       State st = red.init(r < rows ? r : rows - 1);
-      if (r < rows && t < nvec) {
-        float a[VEC];
-        unpack<T, VEC>(raw[k], a);
-        red.add(st, a, int64_t(t) * VEC);
-      }
+#pragma unroll
+      for (int v = 0; v < VPL; ++v)
+        if (r < rows && t + v * group < nvec) {
+          float a[VEC];
+          unpack<T, VEC>(raw[k][v], a);
+          red.add(st, a, int64_t(t + v * group) * VEC);
+        }
       st = group_allreduce(st, comb, group);
       if (t == 0 && r < rows) red.write(r, st);
     }
   }
 }
 constexpr int kShortRows = 2;  // rows a group takes a step in row_short_kernel
+
+// Launches row_short_kernel with VPL vectors a lane over one wave (or fewer blocks, if the rows need fewer).
+template <class T, class R, int VPL>
+void launch_row_short(const T* x, int64_t rows, int64_t cols, int group, const R& red, cudaStream_t stream) {
+  const int64_t resident = resident_blocks<row_short_kernel<T, R, kShortRows, VPL>>();
+  const int64_t need = ceil_div(ceil_div(rows, int64_t(kShortRows)), int64_t(kBlock / group));
+  row_short_kernel<T, R, kShortRows, VPL><<<unsigned(need < resident ? need : resident), kBlock, 0, stream>>>(
+      x, rows, int(cols / vec_of<T>()), group, red);
+}
 
 // Kernel 1 of a streamed row reduction with reducer R over x [rows, cols] under `plan` (R::write ends it
 // when the plan does not split; otherwise partials go to ws).
@@ -535,12 +551,11 @@ void launch_row_plan(const RowPlan& plan, const T* x, int64_t rows, int64_t cols
   const int64_t jobs = rows * plan.splits;
   const int64_t blocks = ceil_div(jobs, kBlock / plan.group);
   FW_REQUIRE(blocks < (int64_t(1) << 31), "too many rows");
-  if (plan.unroll == 1 && plan.splits == 1 && aligned16(x) && cols % vec_of<T>() == 0 &&
-      blocks > resident_blocks<row_reduce_kernel<T, R, 1>>()) {
-    const int64_t resident = resident_blocks<row_short_kernel<T, R, kShortRows>>();
-    const int64_t need = ceil_div(ceil_div(rows, int64_t(kShortRows)), int64_t(kBlock / plan.group));
-    row_short_kernel<T, R, kShortRows><<<unsigned(need < resident ? need : resident), kBlock, 0, stream>>>(
-        x, rows, int(cols / vec_of<T>()), plan.group, red);
+  const bool short_rows = plan.splits == 1 && plan.unroll <= 2 && aligned16(x) && cols % vec_of<T>() == 0;
+  if (short_rows && plan.unroll == 1 && blocks > resident_blocks<row_reduce_kernel<T, R, 1>>()) {
+    launch_row_short<T, R, 1>(x, rows, cols, plan.group, red, stream);
+  } else if (short_rows && plan.unroll == 2 && blocks > resident_blocks<row_reduce_kernel<T, R, 2>>()) {
+    launch_row_short<T, R, 2>(x, rows, cols, plan.group, red, stream);
   } else if (plan.unroll == 1)
     row_reduce_kernel<T, R, 1><<<unsigned(blocks), kBlock, 0, stream>>>(x, rows, cols, plan.chunk, plan.splits,
                                                                         plan.group, red, partials);
