@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "src/cli/options.hpp"
@@ -41,11 +42,28 @@ TEST(Cli, FullSelection) {
   EXPECT_LT(opt.timing.max_samples, TimingConfig{}.max_samples);  // --fast samples less
 }
 
+TEST(Cli, TimersAndGraphLaunches) {
+  Options opt;
+  ASSERT_FALSE(parse({}, opt).exit_now);
+  EXPECT_EQ(opt.timing.device_timer, DeviceTimer::cupti);
+  EXPECT_EQ(opt.timing.graph_launches, 0);  // chosen from the warm-up estimate
+  for (const auto& [word, timer] : std::vector<std::pair<std::string, DeviceTimer>>{
+           {"cupti", DeviceTimer::cupti}, {"cupti-stream", DeviceTimer::cupti_stream}, {"events", DeviceTimer::events}}) {
+    Options o;
+    ASSERT_FALSE(parse({"--device-timer", word}, o).exit_now) << word;
+    EXPECT_EQ(o.timing.device_timer, timer) << word;
+  }
+  Options g;
+  ASSERT_FALSE(parse({"--timing", "graph", "--graph-launches", "50", "--fast"}, g).exit_now);
+  EXPECT_TRUE(g.timing.graph);
+  EXPECT_EQ(g.timing.graph_launches, 50);  // --fast keeps it
+}
+
 TEST(Cli, UserErrorsExitWithUsageCode) {
   const std::vector<std::vector<std::string>> bad = {
       {"--op", "addd"},       {"--category", "elementwise"}, {"--size", "huge"},   {"--dtype", "fp8"},
       {"--shape", "12x"},     {"--timing", "wall"},          {"--l2", "hot"},      {"--format", "pdf"},
-      {"--no-such-flag"},     {"--output-dir", ""},
+      {"--no-such-flag"},     {"--output-dir", ""},          {"--device-timer", "nvtx"}, {"--graph-launches", "-1"},
   };
   for (const auto& args : bad) {
     Options opt;
