@@ -11,7 +11,9 @@ times printed side by side.
 With --timing graph, bench_ops's time per launch in a replayed graph is checked against ncu timing the
 same graph: every implementation is captured as graph mode does it (--graph-launches N, 100 unless the
 selection says), the graph launched once under `ncu --graph-profiling graph`, and ncu's
-gpu__time_duration of the whole graph divided by N.
+gpu__time_duration of the whole graph divided by N. On the H100 ncu's graph figures came out two to three
+times a single launch's ncu duration and varied by up to 30% between runs: no reference for graph mode's
+replay throughput (notes/methodology.md, "Graph mode against ncu's graph profiling").
 
   scripts/ncu_check.py [--bench build/bench_ops] [--out DIR] -- <bench_ops selection arguments>
   e.g. scripts/ncu_check.py -- --op add,softmax --shape 4096x4096 --dtype fp32,bf16
