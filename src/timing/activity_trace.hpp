@@ -21,8 +21,7 @@ namespace opbench {
 //                 last record's end (the kernel durations nsys shows).
 //   cupti-stream  the same records, but from the end of the harness work queued right before the launch on
 //                 its stream (the flush's read sweep, or the clock probe's start kernel when the L2 is warm):
-//                 the GPU's start-up of the launch counts too. ncu's gpu__time_duration lies between the two
-//                 CUPTI spans, ~0.9 us from each on the H100 (notes/methodology.md).
+//                 the GPU's start-up of the launch counts too, as in ncu's gpu__time_duration.
 //   events        a pair of CUDA events around the launch; also the fallback when CUPTI cannot trace.
 enum class DeviceTimer { cupti, cupti_stream, events };
 const char* device_timer_name(DeviceTimer t);
