@@ -1,5 +1,6 @@
 // Command-line parsing (CLI11) and the --list-* printers.
 #include <fmt/format.h>
+#include <fmt/ranges.h>  // fmt::join
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -311,10 +312,16 @@ ParseOutcome parse_options(int argc, char** argv, const Registry& reg, Options& 
   if (l2_word != "cold" && l2_word != "warm")
     return usage_error(fmt::format("unknown --l2 '{}'; valid: cold, warm", l2_word));
   const bool l2_cold = l2_word == "cold";
-  const std::map<std::string, DeviceTimer> timers = {
-      {"cupti", DeviceTimer::cupti}, {"cupti-stream", DeviceTimer::cupti_stream}, {"events", DeviceTimer::events}};
+  // The words are the reports' timer names (device_timer_name), which compare and merge match on.
+  std::map<std::string, DeviceTimer> timers;
+  std::vector<std::string> timer_words;
+  for (DeviceTimer t : {DeviceTimer::cupti, DeviceTimer::cupti_stream, DeviceTimer::events}) {
+    timers[device_timer_name(t)] = t;
+    timer_words.push_back(device_timer_name(t));
+  }
   if (!timers.count(timer_word))
-    return usage_error(fmt::format("unknown --device-timer '{}'; valid: cupti, cupti-stream, events", timer_word));
+    return usage_error(
+        fmt::format("unknown --device-timer '{}'; valid: {}", timer_word, fmt::join(timer_words, ", ")));
   if (devices) {
     const auto list = dist::parse_device_list(*devices);
     if (!list)
