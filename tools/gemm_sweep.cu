@@ -83,7 +83,7 @@ std::vector<Case> default_cases() {
     v.push_back({T, 128, 896, nk});   // k, v
   }
   for (int64_t M : {16, 64}) v.push_back({M, 4096, 4096, kn}), v.push_back({M, 4096, 4096, nk});
-  for (int64_t n : {256, 512, 1024, 2048}) v.push_back({n, n, n, kn});
+  for (int64_t n : {256, 512, 1024, 2048, 4096, 8192}) v.push_back({n, n, n, kn});
   v.push_back({4096, 896, 4864, nk});
   v.push_back({4096, 4864, 896, nk});
   return v;

@@ -32,6 +32,8 @@ const DeviceInfo& current_device_info();  // cached per device
 enum class Sm90Config : int {
   bm128_bn256_cl2,  // 2 consumers, 4 stages, B multicast to a pair of CTAs
   bm128_bn256_cl1,  // 2 consumers, 4 stages
+  bm128_bn192,      // 2 consumers, 4 stages (N = 9728 in 51 tiles: one wave at 128-256 rows, where 256
+                    // wide leaves 56 of 132 SMs idle and 128 wide takes two rounds)
   bm128_bn128_cl2,  // 2 consumers, 6 stages
   bm128_bn128_cl1,  // 2 consumers, 6 stages
   bm64_bn128,       // 1 consumer, 8 stages
@@ -58,6 +60,7 @@ struct Sm90Tile {
   int bm, bn;
 };
 inline constexpr Sm90Tile kSm90ModelTiles[] = {{Sm90Config::bm128_bn256_cl1, 128, 256},
+                                               {Sm90Config::bm128_bn192, 128, 192},
                                                {Sm90Config::bm128_bn128_cl1, 128, 128},
                                                {Sm90Config::bm64_bn128, 64, 128},
                                                {Sm90Config::bm64_bn64, 64, 64}};

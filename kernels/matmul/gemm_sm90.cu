@@ -601,14 +601,15 @@ int resident_clusters() {
 
 // ---- the choice of tile configuration and split-K count ----------------------------------------------
 // One cost model for both, fitted to tools/gemm_sweep on the H100 (bf16, 31 shapes x 4 configurations x 6
-// split counts; notes/performance.md): a CTA takes each k-block (A and B tiles, 128 bytes of K a row) at
+// split counts, then 33 shapes with the 128x192 tile added; notes/performance.md): a CTA takes each k-block (A and B tiles, 128 bytes of K a row) at
 // the slower of ~100 GB/s of TMA loads and 1/sms of the dense tensor peak, then stores its tile; the units
 // (tiles x splits) run in ceil(units / sms) rounds of one CTA a SM; a split adds its fp32 partials and the
 // reduction kernel (~6 us with its launch). Its picks came within 7% of the best measured configuration on
 // every shape, where the former rule (the largest tile that still fills a wave) lost up to 1.56x
 // ([1024, 4864] @ [4864, 896]: 64x64 in two rounds, 32.5 us, against 64x128 in one, 20.8 us).
 // Split-K pays only on long K with few tiles (Qwen2's down projection at 128 tokens: 64x64 in 4 splits,
-// 12.4 us against 16.8). 16-bit only; TF32 keeps the wave rule in sm90_pick (not swept).
+// 12.4 us against 16.8). 128x192 fills one round where 128x256 leaves SMs idle and 128x128 takes two
+// (Qwen2's gate_up, N = 9728, at 256 tokens: 102 tiles, 14.3 us against 16.0 for 128x256's 76). 16-bit only; TF32 keeps the wave rule in sm90_pick (not swept).
 struct SplitK {
   int splits = 1;
   int kb_per_split = 0;
@@ -852,6 +853,7 @@ const char* sm90_config_name(Sm90Config c) {
   switch (c) {
     case Sm90Config::bm128_bn256_cl2: return "128x256 cluster2";
     case Sm90Config::bm128_bn256_cl1: return "128x256";
+    case Sm90Config::bm128_bn192: return "128x192";
     case Sm90Config::bm128_bn128_cl2: return "128x128 cluster2";
     case Sm90Config::bm128_bn128_cl1: return "128x128";
     case Sm90Config::bm64_bn128: return "64x128";
@@ -891,6 +893,7 @@ void gemm_sm90(const GemmArgs& a, Sm90Config c, cudaStream_t s, int splits) {
   switch (c) {
     case Sm90Config::bm128_bn256_cl2: return launch_cfg<256, 2, 4, 2>(a, c, s, splits);
     case Sm90Config::bm128_bn256_cl1: return launch_cfg<256, 2, 4, 1>(a, c, s, splits);
+    case Sm90Config::bm128_bn192: return launch_cfg<192, 2, 4, 1>(a, c, s, splits);
     case Sm90Config::bm128_bn128_cl2: return launch_cfg<128, 2, 6, 2>(a, c, s, splits);
     case Sm90Config::bm128_bn128_cl1: return launch_cfg<128, 2, 6, 1>(a, c, s, splits);
     case Sm90Config::bm64_bn128: return launch_cfg<128, 1, 8, 1>(a, c, s, splits);

@@ -1,7 +1,8 @@
 // The wgmma GEMM's choice of tile configuration and split-K count (sm90_model_choice, gemm_sm90.cu) against
-// a measurement: tests/data/gemm_sweep_h100.md is tools/gemm_sweep's table from the H100 at commit 9e052cd
-// (bf16, every cluster-free configuration with 1..8 K splits, L2 cleaned, event-timed medians). The model
-// is pure host code, so this runs without a GPU.
+// a measurement: tests/data/gemm_sweep_h100.md is tools/gemm_sweep's table from the H100 with the kernels
+// of the commit that added the 128x192 tile (session of 2026-11-25; bf16, every cluster-free configuration
+// with 1..8 K splits, L2 cleaned, event-timed medians). The model is pure host code, so this runs without a
+// GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -117,10 +118,13 @@ TEST(GemmChoice, SameChoiceAsWhenMeasured) {
   }
 }
 
-// Two facts the model was fitted for: Qwen2's down projection at 128 tokens splits K (16.8 -> 12.4 us
-// measured), and the same projection at 1024 tokens takes 64x128 tiles in one round (20.8 us against 32.5
-// for the former rule's 64x64 in two).
+// Three facts the model was fitted for: Qwen2's down projection at 128 tokens splits K (16.8 -> 12.4 us
+// measured), the same projection at 1024 tokens takes 64x128 tiles in one round (20.8 us against 32.5
+// for the former rule's 64x64 in two), and its gate_up projection at 256 tokens takes 128x192 tiles, 102 of
+// them in one round (14.3 us against 16.0 for 128x256, whose 76 tiles leave 56 SMs idle).
 TEST(GemmChoice, FittedCases) {
+  const GemmArgs gate_up256{fw::DType::bf16, fw::GemmLayout::nk, nullptr, nullptr, nullptr, nullptr, 1, 256, 9728, 896};
+  EXPECT_EQ(fw::detail::sm90_model_choice(gate_up256, kH100Sms).config, fw::detail::Sm90Config::bm128_bn192);
   const GemmArgs down128{fw::DType::bf16, fw::GemmLayout::nk, nullptr, nullptr, nullptr, nullptr, 1, 128, 896, 4864};
   EXPECT_GT(fw::detail::sm90_model_choice(down128, kH100Sms).splits, 1);
   const GemmArgs down1024{fw::DType::bf16, fw::GemmLayout::nk, nullptr, nullptr, nullptr, nullptr, 1, 1024, 896, 4864};
