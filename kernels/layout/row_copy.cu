@@ -10,7 +10,8 @@
 //   permute_0213  output row (b,h,s) (D elements) read from source row (b,s,h)
 //
 // One version: each thread owns U = 1 (gather: 2) destination chunks of 16 bytes (aligned to 16 in the
-// address space, coalesced across the block: chunk = block*256*U + u*256 + thread), finds each chunk's
+// address space, coalesced across the block: chunk = block*256*U + u*256 + thread; a small gather takes
+// blocks of 64 threads and U = 1, see Config), finds each chunk's
 // source bytes, and when the chunk lies inside one source segment reads them with one 16-byte load (two
 // when the source is not 16-B aligned: the two aligned 16-byte words that hold them, shifted into place
 // with byte permutes — the "shifted load"; the neighbouring thread's load of the same word hits L1) and
@@ -50,15 +51,24 @@ namespace {
 //   gather fp32 8192^2 184.9  184.3  186.9  169.9   (index_select)
 //   permute bf16 4x2048x14x64  15.5  15.3  15.1  27.0
 // so one chunk per thread everywhere except gather (two: its index load is shared by more work).
-template <int Threads_, int Unroll_, bool NC_>
+//
+// Spread: when the grid would leave SMs without a block, launch 64-thread blocks of one chunk each
+// instead, so that the few chunks spread over as many SMs as they fill. Gather only: a small gather is
+// the latency of two dependent loads (the index, then the row), which queue behind one another on the
+// 8-128 blocks of its 256x2 grid; spread, gather 32^3 and 256^2 bf16 took 1.95 us against 2.53-2.56 (LibTorch's
+// index_select: 2.0-2.2, 32-64-thread blocks), 512^2 fp32 2.24 against 2.46. The plain copies gain
+// nothing, and expand (stores only) loses 15% at 512^2 bf16 (1.47 -> 1.70 us) to the extra blocks
+// (A/B/A on H100, session of 2026-11-25, notes/performance.md).
+template <int Threads_, int Unroll_, bool NC_, class Spread_ = void>
 struct Config {
   static constexpr int kThreads = Threads_;
   static constexpr int kUnroll = Unroll_;
   static constexpr bool kNC = NC_;
   static constexpr int64_t kChunksPerBlock = int64_t(Threads_) * Unroll_;
+  using Spread = Spread_;  // the config of a grid that would leave SMs idle (void: none)
 };
 using PlainConfig = Config<256, 1, true>;   // copy, cat, narrow, expand, permute
-using GatherConfig = Config<256, 2, true>;
+using GatherConfig = Config<256, 2, true, Config<64, 1, true>>;
 
 // n / d for any 32-bit n and 32-bit d >= 1: the round-up method with a 33-bit magic (2^32 + m):
 // q = (umulhi(n, m) + n) >> s, s = ceil(log2 d), m = floor(2^32 (2^s - d) / d) + 1; exact for all n.
@@ -231,12 +241,22 @@ void require_aligned(const void* p, int es, const char* what) {
 }
 
 template <int ES, Src Mode, class Cfg>
-void launch_es(const Args& a, bool wide, cudaStream_t stream) {
+void launch_cfg(const Args& a, bool wide, cudaStream_t stream) {
   const int64_t blocks = ceil_div(a.nchunks, Cfg::kChunksPerBlock);
   FW_REQUIRE(blocks <= int64_t(INT32_MAX), "output too large");
   if (wide) row_copy_kernel<ES, Mode, true, Cfg><<<unsigned(blocks), Cfg::kThreads, 0, stream>>>(a);
   else row_copy_kernel<ES, Mode, false, Cfg><<<unsigned(blocks), Cfg::kThreads, 0, stream>>>(a);
   FW_CHECK_LAUNCH();
+}
+
+// Cfg's launch, or its Spread config's when it has one and Cfg's grid would leave SMs without a block.
+template <int ES, Src Mode, class Cfg>
+void launch_es(const Args& a, bool wide, cudaStream_t stream) {
+  if constexpr (!std::is_void<typename Cfg::Spread>::value) {
+    if (ceil_div(a.nchunks, Cfg::kChunksPerBlock) < int64_t(sm_count()))
+      return launch_cfg<ES, Mode, typename Cfg::Spread>(a, wide, stream);
+  }
+  launch_cfg<ES, Mode, Cfg>(a, wide, stream);
 }
 
 // rows output rows of (len0 + len1) elements; segment k of row r reads srck + srow(r)*ldk (elements).
