@@ -11,8 +11,16 @@ LibTorch median, cold and clean L2) and do_bench twice per problem:
               lines left), by replacing the driver's clear_cache.
 Both report the median (return_mode="median"). Prints the three side by side.
 
+With --timing graph it checks graph mode instead: bench_ops --timing graph (each implementation's launches
+captured in a CUDA graph and replayed, time per launch) against triton's do_bench_cudagraph (the call
+captured n times in a PyTorch CUDA graph, each replay timed with CUDA events, median per call): two
+independent measures of the same back-to-back throughput. Neither flushes L2 between the launches of a
+replay.
+
   scripts/do_bench_check.py [--bench build/bench_ops] [--shape 4096x4096 ...] [--dtype fp32,bf16]
-Exit 0 when every clean do_bench median is within --tolerance (default 5%) of bench_ops's, 1 otherwise.
+                            [--timing pure|graph]
+Exit 0 when every clean do_bench median (or do_bench_cudagraph median) is within --tolerance (default 5%)
+of bench_ops's, 1 otherwise.
 """
 import argparse
 import json
@@ -49,14 +57,41 @@ def make_call(op, shape, dt):
     raise ValueError(op)
 
 
-def bench_ops_medians(bench, shapes, dtypes, out_dir):
-    args = [bench, "--op", ",".join(OPS), "--dtype", ",".join(dtypes), "--output-dir", out_dir, "--format", "json"]
+def bench_ops_medians(bench, shapes, dtypes, out_dir, timing):
+    args = [bench, "--op", ",".join(OPS), "--dtype", ",".join(dtypes), "--output-dir", out_dir, "--format", "json",
+            "--timing", timing]
     for s in shapes:
         args += ["--shape", s]
     subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
     report = json.load(open(os.path.join(out_dir, "latest.json")))
-    return {(r["operation"], r["shape_str"], r["dtype"]): r["time_ms"] * 1000.0
-            for r in report["results"] if r["implementation"] == "torch" and r.get("time_ms")}
+    field = "graph_time_ms" if timing == "graph" else "time_ms"
+    return {(r["operation"], r["shape_str"], r["dtype"]): r[field] * 1000.0
+            for r in report["results"] if r["implementation"] == "torch" and r.get(field)}
+
+
+def graph_check(ours, shapes, dtypes, tolerance, out):
+    rows, within, worst = [], 0, 0.0
+    for s in shapes:
+        shape = [int(d) for d in s.split("x")]
+        for dn in dtypes:
+            for op in OPS:
+                key = (op, s, dn)
+                if key not in ours:
+                    continue
+                fn = make_call(op, shape, DTYPES[dn])
+                theirs = triton.testing.do_bench_cudagraph(fn, rep=100, return_mode="median") * 1000.0
+                ratio = ours[key] / theirs
+                worst = max(worst, abs(ratio - 1))
+                within += abs(ratio - 1) <= tolerance
+                rows.append(f"| {op} {s} {dn} | {ours[key]:.2f} | {theirs:.2f} | {ratio:.3f} |")
+    table = ("| LibTorch problem | bench_ops graph µs a launch | do_bench_cudagraph µs | ratio |\n"
+             "|:---|---:|---:|---:|\n" + "\n".join(rows))
+    print(table)
+    print(f"\n{within} of {len(rows)} within {100 * tolerance:.0f}% of do_bench_cudagraph (worst {100 * worst:.1f}%)")
+    if out:
+        os.makedirs(out, exist_ok=True)
+        open(os.path.join(out, "do_bench_graph_check.md"), "w").write(table + "\n")
+    return 0 if rows and within == len(rows) else 1
 
 
 def main():
@@ -65,11 +100,14 @@ def main():
     ap.add_argument("--shape", action="append", default=None)
     ap.add_argument("--dtype", default="fp32,bf16")
     ap.add_argument("--tolerance", type=float, default=0.05)
-    ap.add_argument("--out", default=None, help="where the table goes (do_bench_check.md)")
+    ap.add_argument("--timing", choices=["pure", "graph"], default="pure")
+    ap.add_argument("--out", default=None, help="where the table goes (do_bench_check.md, do_bench_graph_check.md)")
     a = ap.parse_args()
     shapes = a.shape or ["4096x4096", "8192x8192"]
     dtypes = a.dtype.split(",")
-    ours = bench_ops_medians(a.bench, shapes, dtypes, tempfile.mkdtemp(prefix="do_bench_check_"))
+    ours = bench_ops_medians(a.bench, shapes, dtypes, tempfile.mkdtemp(prefix="do_bench_check_"), a.timing)
+    if a.timing == "graph":
+        return graph_check(ours, shapes, dtypes, a.tolerance, a.out)
 
     driver = triton.runtime.driver.active
     shipped_clear = driver.clear_cache
