@@ -5,9 +5,11 @@
 // (default: B as [K, N] for matmul; nk for a linear layer's W). Without shapes, a built-in list: the
 // Qwen2-0.5B projections at 128..2048 tokens and the decode-like and square shapes of the matmul suite.
 // Timing: each launch alone, L2 cleaned before it (bench_ops's L2Flusher: 2 x L2 written, then read),
-// CUDA events, the median of --reps launches (25). Event timing carries a fixed ~2 us floor that
-// bench_ops's CUPTI timing does not, the same for every configuration of a shape: compare
-// configurations, not absolutes.
+// CUDA events, the median of --reps launches (25). The configurations of a shape take turns, one launch
+// each per round (as bench_ops interleaves implementations), so that a GPU heating up over a long shape
+// (8192^3: 1.38 ms a launch, 31 configurations) slows them all alike instead of the last ones timed. Event
+// timing carries a fixed ~2 us floor that bench_ops's CUPTI timing does not, the same for every
+// configuration of a shape: compare configurations, not absolutes.
 // Exit codes: 0 done, 1 a CUDA error (named on stderr), 2 a bad argument, 3 no CUDA device.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -17,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -50,27 +53,31 @@ __global__ void fill(uint16_t* p, size_t n, uint32_t seed) {
   }
 }
 
-template <class F>
-float median_us(F&& launch, opbench::L2Flusher& flush, int reps, cudaStream_t s) {
+// Median us of each launch in `launches`, timed in turns: round r times launch 0, 1, ..., n-1 once each.
+std::vector<float> interleaved_median_us(const std::vector<std::function<void()>>& launches,
+                                         opbench::L2Flusher& flush, int reps, cudaStream_t s) {
   cudaEvent_t a, b;
   CHECK(cudaEventCreate(&a));
   CHECK(cudaEventCreate(&b));
-  launch();  // warm-up: tensor maps, scratch, module load
-  std::vector<double> t;
-  for (int r = 0; r < reps; ++r) {
-    flush.flush(s);
-    CHECK(cudaEventRecord(a, s));
-    launch();
-    CHECK(cudaEventRecord(b, s));
-    CHECK(cudaEventSynchronize(b));
-    float ms = 0.f;
-    CHECK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms * 1000.f);
-  }
+  for (const auto& launch : launches) launch();  // warm-up: tensor maps, scratch, module load
+  std::vector<std::vector<double>> t(launches.size());
+  for (int r = 0; r < reps; ++r)
+    for (std::size_t i = 0; i < launches.size(); ++i) {
+      flush.flush(s);
+      CHECK(cudaEventRecord(a, s));
+      launches[i]();
+      CHECK(cudaEventRecord(b, s));
+      CHECK(cudaEventSynchronize(b));
+      float ms = 0.f;
+      CHECK(cudaEventElapsedTime(&ms, a, b));
+      t[i].push_back(ms * 1000.f);
+    }
   CHECK(cudaGetLastError());
   CHECK(cudaEventDestroy(a));
   CHECK(cudaEventDestroy(b));
-  return float(opbench::median_of(std::move(t)));
+  std::vector<float> out;
+  for (auto& v : t) out.push_back(float(opbench::median_of(std::move(v))));
+  return out;
 }
 
 std::vector<Case> default_cases() {
@@ -149,18 +156,24 @@ int main(int argc, char** argv) {
     const void* bias_or_null = c.layout == fw::GemmLayout::nk ? bias : nullptr;  // linear carries a bias
     const GemmArgs args{dt, c.layout, A, B, bias_or_null, C, 1, c.M, c.N, c.K};
     const std::string path = fw::gemm_path(dt, c.layout, A, B, C, 1, c.M, c.N, c.K, false);
-    const float auto_us = median_us([&] { fw::gemm(dt, c.layout, A, B, bias_or_null, C, 1, c.M, c.N, c.K, false, s); },
-                                    flush, reps, s);
+    // Launch 0: fw::gemm's own choice; then every configuration and split count (when sm90 runs here).
+    std::vector<std::function<void()>> launches{
+        [&] { fw::gemm(dt, c.layout, A, B, bias_or_null, C, 1, c.M, c.N, c.K, false, s); }};
+    const bool sm90 = sm90_supported(args);
+    for (const Sm90Tile& t : kSm90ModelTiles)
+      for (int sp : kSm90SplitCounts)
+        if (sm90) launches.push_back([&args, &s, t, sp] { gemm_sm90(args, t.config, s, sp); });
+    const std::vector<float> us = interleaved_median_us(launches, flush, reps, s);
+    const float auto_us = us[0];
     std::vector<float> times;
     float best = 1e30f;
     std::string best_name;
+    std::size_t next = 1;
     for (const Sm90Tile& t : kSm90ModelTiles)
       for (int sp : kSm90SplitCounts) {
-        const float us =
-            sm90_supported(args) ? median_us([&] { gemm_sm90(args, t.config, s, sp); }, flush, reps, s) : -1.f;
-        times.push_back(us);
-        if (us > 0 && us < best)
-          best = us, best_name = std::string(sm90_config_name(t.config)) + "/" + std::to_string(sp);
+        const float u = sm90 ? us[next++] : -1.f;
+        times.push_back(u);
+        if (u > 0 && u < best) best = u, best_name = std::string(sm90_config_name(t.config)) + "/" + std::to_string(sp);
       }
     std::printf("| %lldx%lldx%lld | %s | %s | %.2f | %s | %.2f | %.2f |", (long long)c.M, (long long)c.N,
                 (long long)c.K, c.layout == fw::GemmLayout::nk ? "nk" : "kn", path.c_str(), auto_us,

@@ -242,6 +242,9 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
   constexpr int BK = Cfg::BK;
   static_assert(sizeof(T) == 2 || B_NK, "TF32 wgmma takes K-major B only");
   const int nkb = (p.K + BK - 1) / BK;
+  // A split launch lets its reduction (k_splitk_reduce, a programmatic dependent launch) be scheduled now:
+  // its blocks wait in griddepcontrol.wait for this grid to finish, so its launch is off the critical path.
+  if constexpr (E == Epi::partial) asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
@@ -454,19 +457,25 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
 
 // Split-K's second step: C[b][m][n] = sum over s of partial[s][b][m][n] (+ bias[n]), in T. V elements a
 // thread: 4 when N % 4 == 0 and C is 4-element aligned (a quad then never straddles a row), else 1.
+// Launched as a programmatic dependent of the split GEMM (splitk_reduce): its blocks may start while the
+// GEMM runs and wait for it here; the partials are then read through L2 (ld.global.cg), not a cache line
+// an earlier launch left in L1.
 template <class T, int V>
 __global__ void __launch_bounds__(256) k_splitk_reduce(const float* __restrict__ part, const T* __restrict__ bias,
                                                        T* __restrict__ C, int64_t count, int N, int splits) {
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900)
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   const int64_t i = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) * V;
   if (i >= count) return;
   float acc[V] = {};
   for (int sp = 0; sp < splits; ++sp) {
     const float* src = part + sp * count + i;
     if constexpr (V == 4) {
-      const float4 v = *reinterpret_cast<const float4*>(src);
+      const float4 v = __ldcg(reinterpret_cast<const float4*>(src));
       acc[0] += v.x, acc[1] += v.y, acc[2] += v.z, acc[3] += v.w;
     } else {
-      acc[0] += *src;
+      acc[0] += __ldcg(src);
     }
   }
   const int n = int(i % N);
@@ -626,7 +635,11 @@ SplitK make_splitk(int64_t nkb, int64_t want) {
 
 constexpr double kLoadBytesPerUs = 100e3;     // per SM, TMA loads of A and B tiles
 constexpr double kSmFlopsPerUs = 989e6 / 132;  // per SM: the H100 SXM dense fp16/bf16 peak over its SMs
-constexpr double kReduceUs = 6.0;             // the split-K reduction kernel's fixed cost, launch included
+// The split-K reduction kernel's fixed cost, launch included. Since it is a programmatic dependent launch
+// (splitk_reduce) the split shapes run 1.0-1.3 us faster (bench_ops, H100), yet refitting to the sweep
+// after that change still gives 6: at 5 or less the model splits [16 | 64, 4096] @ [4096, 4096], which
+// measured 7-21% slower split than whole.
+constexpr double kReduceUs = 6.0;
 constexpr double kReduceBytesPerUs = 2.5e6;   // its reads of the partials
 
 int bk_of(DType dt) { return 128 / int(opbench::dtype_size(dt)); }  // elements of K in a 128-byte k-block
@@ -690,12 +703,22 @@ void splitk_reduce(const GemmArgs& a, const float* partial, int splits, cudaStre
   const T* bias = static_cast<const T*>(a.bias);
   T* C = static_cast<T*>(a.C);
   constexpr int kThreads = 256;
-  if (a.N % 4 == 0 && (reinterpret_cast<uintptr_t>(C) % (4 * sizeof(T))) == 0)
-    k_splitk_reduce<T, 4><<<unsigned(ceil_div(count, int64_t(4 * kThreads))), kThreads, 0, s>>>(partial, bias, C, count,
-                                                                                                int(a.N), splits);
+  const bool quads = a.N % 4 == 0 && (reinterpret_cast<uintptr_t>(C) % (4 * sizeof(T))) == 0;
+  // A programmatic dependent of the GEMM just queued (which triggers it at its start): the reduction's
+  // launch overlaps the GEMM, and griddepcontrol.wait in the kernel orders its reads after the partials.
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(unsigned(ceil_div(count, int64_t((quads ? 4 : 1) * kThreads))));
+  cfg.blockDim = dim3(kThreads);
+  cfg.stream = s;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  if (quads)
+    FW_CUDA_CHECK(cudaLaunchKernelEx(&cfg, k_splitk_reduce<T, 4>, partial, bias, C, count, int(a.N), splits));
   else
-    k_splitk_reduce<T, 1><<<unsigned(ceil_div(count, int64_t(kThreads))), kThreads, 0, s>>>(partial, bias, C, count,
-                                                                                            int(a.N), splits);
+    FW_CUDA_CHECK(cudaLaunchKernelEx(&cfg, k_splitk_reduce<T, 1>, partial, bias, C, count, int(a.N), splits));
   FW_CHECK_LAUNCH();
 }
 
