@@ -69,7 +69,13 @@ def bench_ops_medians(bench, shapes, dtypes, out_dir, timing):
             for r in report["results"] if r["implementation"] == "torch" and r.get(field)}
 
 
-def graph_check(ours, shapes, dtypes, tolerance, out):
+class FlushNotReplaced(Exception):
+    pass
+
+
+def check(ours, shapes, dtypes, tolerance, measure, columns, against, out_path):
+    """Times every problem of `ours` with measure(fn) -> (reference µs, [more cells]); prints and writes the
+    table (ratio = bench_ops / reference) and returns the exit code."""
     rows, within, worst = [], 0, 0.0
     for s in shapes:
         shape = [int(d) for d in s.split("x")]
@@ -78,19 +84,17 @@ def graph_check(ours, shapes, dtypes, tolerance, out):
                 key = (op, s, dn)
                 if key not in ours:
                     continue
-                fn = make_call(op, shape, DTYPES[dn])
-                theirs = triton.testing.do_bench_cudagraph(fn, rep=100, return_mode="median") * 1000.0
-                ratio = ours[key] / theirs
+                ref, more = measure(make_call(op, shape, DTYPES[dn]))
+                ratio = ours[key] / ref
                 worst = max(worst, abs(ratio - 1))
                 within += abs(ratio - 1) <= tolerance
-                rows.append(f"| {op} {s} {dn} | {ours[key]:.2f} | {theirs:.2f} | {ratio:.3f} |")
-    table = ("| LibTorch problem | bench_ops graph µs a launch | do_bench_cudagraph µs | ratio |\n"
-             "|:---|---:|---:|---:|\n" + "\n".join(rows))
+                rows.append(f"| {op} {s} {dn} | {ours[key]:.2f} | {ref:.2f} | {ratio:.3f} |" + "".join(f" {c} |" for c in more))
+    table = ("| " + " | ".join(columns) + " |\n|:---|" + "---:|" * (len(columns) - 1) + "\n" + "\n".join(rows))
     print(table)
-    print(f"\n{within} of {len(rows)} within {100 * tolerance:.0f}% of do_bench_cudagraph (worst {100 * worst:.1f}%)")
-    if out:
-        os.makedirs(out, exist_ok=True)
-        open(os.path.join(out, "do_bench_graph_check.md"), "w").write(table + "\n")
+    print(f"\n{within} of {len(rows)} within {100 * tolerance:.0f}% of {against} (worst {100 * worst:.1f}%)")
+    if out_path:
+        os.makedirs(os.path.dirname(out_path), exist_ok=True)
+        open(out_path, "w").write(table + "\n")
     return 0 if rows and within == len(rows) else 1
 
 
@@ -106,12 +110,17 @@ def main():
     shapes = a.shape or ["4096x4096", "8192x8192"]
     dtypes = a.dtype.split(",")
     ours = bench_ops_medians(a.bench, shapes, dtypes, tempfile.mkdtemp(prefix="do_bench_check_"), a.timing)
+    out = lambda name: os.path.join(a.out, name) if a.out else None
+
     if a.timing == "graph":
-        return graph_check(ours, shapes, dtypes, a.tolerance, a.out)
+        def cudagraph(fn):
+            return triton.testing.do_bench_cudagraph(fn, rep=100, return_mode="median") * 1000.0, []
+        return check(ours, shapes, dtypes, a.tolerance, cudagraph,
+                     ["LibTorch problem", "bench_ops graph µs a launch", "do_bench_cudagraph µs", "ratio"],
+                     "do_bench_cudagraph", out("do_bench_graph_check.md"))
 
     driver = triton.runtime.driver.active
     shipped_clear = driver.clear_cache
-
     calls = [0]
 
     def clean_clear(cache):  # bench_ops's flush: write the buffer, then read it (no dirty lines left)
@@ -119,38 +128,25 @@ def main():
         cache.zero_()
         cache.sum()
 
-    rows, within, worst = [], 0, 0.0
-    for s in shapes:
-        shape = [int(d) for d in s.split("x")]
-        for dn in dtypes:
-            for op in OPS:
-                key = (op, s, dn)
-                if key not in ours:
-                    continue
-                fn = make_call(op, shape, DTYPES[dn])
-                driver.clear_cache = shipped_clear
-                shipped = triton.testing.do_bench(fn, warmup=25, rep=200, return_mode="median") * 1000.0
-                driver.clear_cache = clean_clear
-                before = calls[0]
-                clean = triton.testing.do_bench(fn, warmup=25, rep=200, return_mode="median") * 1000.0
-                driver.clear_cache = shipped_clear
-                if calls[0] == before:
-                    print("do_bench_check: this triton's do_bench does not call driver.active.clear_cache; "
-                          "the clean flush could not be put in", file=sys.stderr)
-                    return 2
-                ratio = ours[key] / clean
-                worst = max(worst, abs(ratio - 1))
-                within += abs(ratio - 1) <= a.tolerance
-                rows.append(f"| {op} {s} {dn} | {ours[key]:.2f} | {clean:.2f} | {ratio:.3f} | {shipped:.2f} |")
-    table = ("| LibTorch problem | bench_ops µs | do_bench, clean flush µs | ratio | do_bench as shipped µs |\n"
-             "|:---|---:|---:|---:|---:|\n" + "\n".join(rows))
-    print(table)
-    print(f"\n{within} of {len(rows)} within {100 * a.tolerance:.0f}% of do_bench with the clean flush "
-          f"(worst {100 * worst:.1f}%)")
-    if a.out:
-        os.makedirs(a.out, exist_ok=True)
-        open(os.path.join(a.out, "do_bench_check.md"), "w").write(table + "\n")
-    return 0 if rows and within == len(rows) else 1
+    def both(fn):  # (do_bench with the clean flush, [do_bench as shipped])
+        driver.clear_cache = shipped_clear
+        shipped = triton.testing.do_bench(fn, warmup=25, rep=200, return_mode="median") * 1000.0
+        driver.clear_cache = clean_clear
+        before = calls[0]
+        clean = triton.testing.do_bench(fn, warmup=25, rep=200, return_mode="median") * 1000.0
+        driver.clear_cache = shipped_clear
+        if calls[0] == before:
+            raise FlushNotReplaced()
+        return clean, [f"{shipped:.2f}"]
+
+    try:
+        return check(ours, shapes, dtypes, a.tolerance, both,
+                     ["LibTorch problem", "bench_ops µs", "do_bench, clean flush µs", "ratio", "do_bench as shipped µs"],
+                     "do_bench with the clean flush", out("do_bench_check.md"))
+    except FlushNotReplaced:
+        print("do_bench_check: this triton's do_bench does not call driver.active.clear_cache; "
+              "the clean flush could not be put in", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":
