@@ -23,10 +23,14 @@ std::string timing_text(const std::string& mode) {
   return mode;
 }
 
-// The clock of device-time samples; reports that predate the field were timed by CUDA events.
+// The clock of device-time samples, by the timer's name when the report carries no text for it (reports
+// that predate the timer field were timed by CUDA events).
 std::string device_timer_text(const RunContext& c) {
   if (!c.device_timer_text.empty()) return c.device_timer_text;
-  return c.device_timer == "cupti" ? "CUPTI activity timestamps" : "CUDA events around the launch";
+  if (c.device_timer == "cupti") return "CUPTI activity timestamps of the launch's own work";
+  if (c.device_timer == "cupti-stream")
+    return "CUPTI activity timestamps, from the end of the harness work before the launch";
+  return "CUDA events around the launch";
 }
 
 std::string l2_text(const std::string& mode) {

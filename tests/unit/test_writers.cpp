@@ -184,6 +184,26 @@ std::string small_markdown() {
 
 TEST(Markdown, MatchesGolden) { expect_golden("report_small.md", small_markdown()); }
 
+// A report without the timer's text (read back from an older JSON) names its clock by the timer's name:
+// each CUPTI timer its own, and events for the rest.
+TEST(Markdown, DeviceTimerByNameWhenTheTextIsMissing) {
+  const auto timer_row = [](const std::string& timer) {
+    RunResults results = small_run();
+    results.context.device_timer = timer;
+    results.context.device_timer_text.clear();
+    std::ostringstream os;
+    write_markdown(build_report(results), small_charts(), os);
+    const std::string md = os.str();
+    const auto at = md.find("| Device timer |");
+    return at == std::string::npos ? std::string() : md.substr(at, md.find('\n', at) - at);
+  };
+  EXPECT_EQ(timer_row("cupti"), "| Device timer | CUPTI activity timestamps of the launch's own work |");
+  EXPECT_EQ(timer_row("cupti-stream"),
+            "| Device timer | CUPTI activity timestamps, from the end of the harness work before the launch |");
+  EXPECT_EQ(timer_row("events"), "| Device timer | CUDA events around the launch |");
+  EXPECT_EQ(timer_row(""), "| Device timer | CUDA events around the launch |");
+}
+
 TEST(Markdown, TablesStayValid) {
   const std::string md = small_markdown();
   // Every table row has as many unescaped '|' as its header: "sum | rows" must not add a column.
