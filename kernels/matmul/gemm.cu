@@ -9,6 +9,8 @@
 //   fp32, M <= 16, batch 1                -> skinny streaming kernel (gemm_skinny.cu)
 //   fp16/bf16, W[N,K], M = 1, batch 1,    -> the same skinny kernel, 16-bit W
 //     N >= 2048, K >= 1024
+//   fp32, cc 9.0, K % 4 == 0, large enough -> 3xTF32: split operands, the TF32 wgmma kernel with K tripled
+//     (tf32x3_pays)                           (gemm_tf32x3.cu), fp32 accuracy
 //   fp32                                  -> SIMT kernel (gemm_simt.cu)
 //   fp16/bf16, cc 9.0, tensor-map rules   -> TMA + wgmma kernel (gemm_sm90.cu), tile configuration
 //                                            and split-K count by a cost model (sm90_model_choice)
@@ -101,7 +103,16 @@ detail::GemmArgs make_args(DType dt, GemmLayout bl, const void* A, const void* B
 }
 
 // The path a call takes (see the table at the top of this file and matmul.hpp).
-enum class Path { empty, fill_bias, skinny, gemv, sm90, sm90_transposed_b, mma, simt };
+enum class Path { empty, fill_bias, skinny, gemv, sm90, sm90_transposed_b, tf32x3, mma, simt };
+
+// Whether 3xTF32 beats the SIMT kernel for an fp32 problem. The split moves 16 bytes per element of A and
+// of B (24 for a B[K, N], transposed first) for 6 tensor-core FLOPs per M·N·K, so it pays where an operand
+// element meets many others, M·N / (M + N), and K is long enough to amortize the tiles' start. Measured on
+// H100 (bench_ops, the fp32 suite's shapes on 3xTF32, against the SIMT kernel's report): faster from
+// M·N / (M + N) = 512 and K >= 512 (matmul 1024^3 49.8-50.3 against 58.2 us, bmm 8x1024^3 314-331 against
+// 386); slower at 256 (matmul 512^3 23.6 against 15.8, bmm 32x512^3 226 against 197) and at K = 64
+// (bmm 448x1024x1024x64 1814 against 1687).
+bool tf32x3_pays(const detail::GemmArgs& a) { return a.M * a.N >= 512 * (a.M + a.N) && a.K >= 512; }
 
 Path choose(const detail::GemmArgs& a, bool allow_tf32) {
   if (a.batch == 0 || a.M == 0 || a.N == 0) return Path::empty;
@@ -115,7 +126,7 @@ Path choose(const detail::GemmArgs& a, bool allow_tf32) {
   }
   if (detail::gemv_supported(a)) return Path::gemv;
   if (detail::skinny_supported(a)) return Path::skinny;
-  if (a.dt == DType::f32) return Path::simt;
+  if (a.dt == DType::f32) return detail::tf32x3_supported(a) && tf32x3_pays(a) ? Path::tf32x3 : Path::simt;
   if (detail::sm90_supported(a)) return Path::sm90;
   return Path::mma;
 }
@@ -138,6 +149,7 @@ void gemm(DType dt, GemmLayout b_layout, const void* A, const void* B, const voi
       layout::transpose_last2(a.B, const_cast<void*>(t.B), batch, K, N, dt, stream);
       return detail::gemm_sm90(t, detail::sm90_pick(t), stream);
     }
+    case Path::tf32x3: return detail::gemm_tf32x3(a, stream);
     case Path::mma: return detail::gemm_mma(a, stream);
     case Path::simt: return detail::gemm_simt(a, stream);
   }
@@ -160,6 +172,9 @@ std::string gemm_path(DType dt, GemmLayout b_layout, const void* A, const void* 
     }
     case Path::sm90_transposed_b:
       return "transpose_b + sm90_tma_wgmma_tf32 " + std::string(detail::sm90_config_name(detail::sm90_pick(a)));
+    case Path::tf32x3:
+      return std::string(b_layout == GemmLayout::kn ? "transpose_b + " : "") + "tf32x3 split + sm90_tma_wgmma_tf32 " +
+             detail::sm90_config_name(detail::tf32x3_config(a));
     case Path::mma: return (detail::mma_vector_ok(a) ? "mma_sync" + tf32 + "_cp_async" : "mma_sync" + tf32 + "_scalar");
     case Path::simt:
       return std::string("simt_f32 ") + detail::simt_config_name(detail::simt_pick(a)) +

@@ -9,6 +9,12 @@
 
 namespace fw::detail {
 
+// How the TF32 wgmma kernel sums over K. tensor_core: in wgmma's fp32 accumulators across the whole of K. The
+// tensor cores' accumulation does not round to nearest: 3xTF32's error against fp64 grew linearly with K,
+// about 1.0e-8 K normwise (H100, 4.2e-5 at K = 4096, where fp32 SIMT is at 1.1e-6). per_k_block: wgmma sums
+// one k-block (32 elements of K), the kernel adds the block sums in fp32 (tiles at most 192 wide).
+enum class Accumulate { tensor_core, per_k_block };
+
 struct GemmArgs {
   DType dt;
   GemmLayout b_layout;
@@ -17,6 +23,7 @@ struct GemmArgs {
   const void* bias;  // [N] or nullptr
   void* C;
   int64_t batch, M, N, K;
+  Accumulate accumulate = Accumulate::tensor_core;  // fp32 (TF32) only
 };
 
 struct DeviceInfo {
@@ -73,6 +80,12 @@ void gemm_sm90(const GemmArgs& a, Sm90Config c, cudaStream_t s, int splits = 0);
 int sm90_splitk(const GemmArgs& a, Sm90Config c);  // K splits a call with splits = 0 takes (1: none)
 int sm90_resident_clusters(Sm90Config c);  // the occupancy API's answer (SM count for non-cluster configs)
 
+// ---- fp32 at fp32 accuracy on TF32 wgmma (3xTF32: split operands, K tripled), gemm_tf32x3.cu ---------------
+// Supported: fp32, K % 4 == 0, A (and B as [N, K]) 16-byte aligned, and the wgmma kernel's rules (cc 9.0).
+bool tf32x3_supported(const GemmArgs& a);
+void gemm_tf32x3(const GemmArgs& a, cudaStream_t s);
+Sm90Config tf32x3_config(const GemmArgs& a);  // the tile configuration its GEMM runs
+
 // ---- mma.sync (sm_80+), gemm_mma.cu: m16n8k16 for fp16/bf16, m16n8k8 TF32 for fp32 -------------------
 bool mma_vector_ok(const GemmArgs& a);  // cp.async 16-byte path possible
 void gemm_mma(const GemmArgs& a, cudaStream_t s);
@@ -98,7 +111,7 @@ void gemm_simt(const GemmArgs& a, cudaStream_t s);
 // ---- scratch buffers (gemm.cu): one grow-only buffer per device and use, freed at exit --------------------
 // Growing one frees and allocates (synchronizing the device), which happens on the first calls of a size
 // only. A buffer serves the calls of one stream at a time (as the framework's ops are issued).
-enum class Scratch { tf32_b_transposed, splitk_partials, count };
+enum class Scratch { tf32_b_transposed, splitk_partials, tf32x3_a, tf32x3_b, count };
 void* scratch(Scratch use, size_t bytes);
 
 // ---- K == 0: C = bias (or 0), gemm_simt.cu ---------------------------------------------------------

@@ -58,9 +58,14 @@ namespace fw::sm90 {
 
 // Element type T: __half / __nv_bfloat16, or float for TF32. A k-block is one 128-byte swizzle row of
 // K: 64 16-bit or 32 fp32 elements, four wgmma k-steps of 32 bytes (k16 or k8 TF32).
-template <class T, int BN_, int NC_, int STAGES_, int CL_>
+// BLOCK_SUMS (Accumulate::per_k_block): wgmma sums each k-block into its own registers and the consumer adds
+// that block sum to the tile's accumulators with fp32 adds (round to nearest). That takes a second set of
+// BN / 2 accumulators a thread (so BN <= 192, within the 232 registers a consumer gets) and a wait for each
+// k-block's wgmma before the next is issued.
+template <class T, int BN_, int NC_, int STAGES_, int CL_, bool BLOCK_SUMS_ = false>
 struct TileCfg {
   static constexpr int BN = BN_, NC = NC_, STAGES = STAGES_, CL = CL_;
+  static constexpr bool BLOCK_SUMS = BLOCK_SUMS_;
   static constexpr int BM = 64 * NC;
   static constexpr int ESZ = int(sizeof(T));
   static constexpr int BK = 128 / ESZ;  // elements of K per k-block
@@ -75,6 +80,7 @@ struct TileCfg {
   static constexpr int SMEM = STAGES * STAGE_BYTES + C_BYTES + 2 * STAGES * 8 + BIAS_BYTES + 1024;  // + barriers, alignment
   static_assert(BN % 64 == 0 && BN <= 256, "BN");
   static_assert(CL == 1 || (CL == 2 && BN >= 128), "a cluster pair splits B into two boxes");
+  static_assert(!BLOCK_SUMS || BN <= 192, "block sums take a second set of accumulators");
   static_assert(SMEM <= 227 * 1024, "shared memory");
 };
 
@@ -307,7 +313,9 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     // ---------------- consumers ----------------
     if (NC == 2) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
     const int c = wg - 1;
+    constexpr bool BLOCK_SUMS = Cfg::BLOCK_SUMS;
     float acc[BN / 2];
+    float blk[BLOCK_SUMS ? BN / 2 : 1];  // BLOCK_SUMS: one k-block's sum, wgmma's accumulators
 #pragma unroll
     for (int i = 0; i < BN / 2; ++i) acc[i] = 0.f;
     int s = 0;
@@ -346,6 +354,10 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         }
       }
       int prev = 0;
+      if constexpr (BLOCK_SUMS) {  // the tile's sums start from zero (wgmma's first k-step does that otherwise)
+#pragma unroll
+        for (int i = 0; i < BN / 2; ++i) acc[i] = 0.f;
+      }
       for (int kb = kb0; kb < kb1; ++kb) {
         mbar_wait(full(s), ph);
         wgmma_fence();
@@ -355,21 +367,36 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         for (int kk = 0; kk < 4; ++kk) {
           // +32 bytes per k-step inside a 128-byte swizzled row (K-major); +16 rows (N-major).
           const uint64_t dbk = B_NK ? db + uint64_t(2 * kk) : db + uint64_t(128 * kk);
-          Wgmma<BN, T, B_NK ? 0 : 1>::mma(acc, da + uint64_t(2 * kk), dbk, kb != kb0 || kk != 0);
+          if constexpr (BLOCK_SUMS)
+            Wgmma<BN, T, B_NK ? 0 : 1>::mma(blk, da + uint64_t(2 * kk), dbk, kk != 0);
+          else
+            Wgmma<BN, T, B_NK ? 0 : 1>::mma(acc, da + uint64_t(2 * kk), dbk, kb != kb0 || kk != 0);
         }
         wgmma_commit();
-        wgmma_wait<1>();
-        if (kb > kb0) release(prev);
-        prev = s;
+        if constexpr (BLOCK_SUMS) {
+          wgmma_wait<0>();
+#pragma unroll
+          for (int i = 0; i < BN / 2; ++i) {
+            fence_operand(blk[i]);
+            acc[i] += blk[i];
+          }
+          release(s);
+        } else {
+          wgmma_wait<1>();
+          if (kb > kb0) release(prev);
+          prev = s;
+        }
         if (++s == STAGES) {
           s = 0;
           ph ^= 1;
         }
       }
-      wgmma_wait<0>();
+      if constexpr (!BLOCK_SUMS) {
+        wgmma_wait<0>();
 #pragma unroll
-      for (int i = 0; i < BN / 2; ++i) fence_operand(acc[i]);
-      release(prev);
+        for (int i = 0; i < BN / 2; ++i) fence_operand(acc[i]);
+        release(prev);
+      }
 
       // Epilogue: thread holds rows r, r+8 and column pairs (8j + 2*(lane%4)) for j < BN/8.
       if (HAS_BIAS) {
@@ -610,15 +637,17 @@ int resident_clusters() {
 
 // ---- the choice of tile configuration and split-K count ----------------------------------------------
 // One cost model for both, fitted to tools/gemm_sweep on the H100 (bf16, 31 shapes x 4 configurations x 6
-// split counts, then 33 shapes with the 128x192 tile added; notes/performance.md): a CTA takes each k-block (A and B tiles, 128 bytes of K a row) at
-// the slower of ~100 GB/s of TMA loads and 1/sms of the dense tensor peak, then stores its tile; the units
-// (tiles x splits) run in ceil(units / sms) rounds of one CTA a SM; a split adds its fp32 partials and the
-// reduction kernel (~6 us with its launch). Its picks came within 7% of the best measured configuration on
-// every shape, where the former rule (the largest tile that still fills a wave) lost up to 1.56x
-// ([1024, 4864] @ [4864, 896]: 64x64 in two rounds, 32.5 us, against 64x128 in one, 20.8 us).
-// Split-K pays only on long K with few tiles (Qwen2's down projection at 128 tokens: 64x64 in 4 splits,
-// 12.4 us against 16.8). 128x192 fills one round where 128x256 leaves SMs idle and 128x128 takes two
-// (Qwen2's gate_up, N = 9728, at 256 tokens: 102 tiles, 14.3 us against 16.0 for 128x256's 76). 16-bit only; TF32 keeps the wave rule in sm90_pick (not swept).
+// split counts, then 33 shapes with the 128x192 tile added; notes/performance.md): a CTA takes each k-block
+// (A and B tiles, 128 bytes of K a row) at the slower of ~100 GB/s of TMA loads and 1/sms of the dense
+// tensor peak, then stores its tile; the units (tiles x splits) run in ceil(units / sms) rounds of one CTA
+// a SM; a split adds its fp32 partials and the reduction kernel (~6 us with its launch). Its picks came
+// within 7% of the best measured configuration on every shape, where the former rule (the largest tile
+// that still fills a wave) lost up to 1.56x ([1024, 4864] @ [4864, 896]: 64x64 in two rounds, 32.5 us,
+// against 64x128 in one, 20.8 us). Split-K pays only on long K with few tiles (Qwen2's down projection at
+// 128 tokens: 64x64 in 4 splits, 12.4 us against 16.8). 128x192 fills one round where 128x256 leaves SMs
+// idle and 128x128 takes two (Qwen2's gate_up, N = 9728, at 256 tokens: 102 tiles, 14.3 us against 16.0
+// for 128x256's 76). 16-bit only; TF32 keeps the wave rule in sm90_pick (not swept), 3xTF32 its own
+// (tf32x3_config).
 struct SplitK {
   int splits = 1;
   int kb_per_split = 0;
@@ -814,7 +843,11 @@ void launch_cfg(const GemmArgs& a, Sm90Config c, cudaStream_t s, int splits) {
     const SplitK one{1, int(ceil_div(a.K, int64_t(Cfg::BK)))};
     if constexpr (std::is_same<T, float>::value) {
       FW_REQUIRE(nk, "TF32 wgmma needs B as [N, K]");
-      launch_epi<T, Cfg, true>(a, one, s);
+      if (a.accumulate == Accumulate::tensor_core) return launch_epi<T, Cfg, true>(a, one, s);
+      if constexpr (BN <= 192)
+        launch_epi<T, TileCfg<T, BN, NC, STAGES, CL, true>, true>(a, one, s);
+      else
+        FW_REQUIRE(false, "gemm_sm90: per-k-block sums take tiles at most 192 wide");
     } else {
       const SplitK sk = CL == 1 ? splitk_for(a, c, Cfg::BM, Cfg::BN, splits) : one;
       if (nk)

@@ -1,16 +1,19 @@
-// Every tile configuration of the wgmma GEMM (gemm_sm90.cu), forced, split and unsplit, against an exact
-// host reference: fw::gemm runs the one its cost model picks per shape, so the configurations it picks for
-// none of the test shapes (the cluster pairs, 128x192 outside N ~ 10^4) would otherwise go untested.
-// Operands are multiples of 1/32 in [-1, 1] (exact in bf16, fp16 and TF32), so every product and every
-// fp32 partial sum at these K is exact: the only error left is the one rounding of C to its type, at most
-// half an ulp (TF32 with fp32 C: none). Shapes with tails in M, N and K, a batch, and decode-like M = 1.
+// Every tile configuration of the wgmma GEMM (gemm_sm90.cu), forced, split and unsplit (TF32: also with
+// per-k-block sums, Accumulate::per_k_block, on tiles up to 192 wide), against an exact host reference:
+// fw::gemm runs the one its cost model picks per shape, so the configurations it picks for none of the test
+// shapes (the cluster pairs, 128x192 outside N ~ 10^4) would otherwise go untested. Operands are multiples
+// of 1/32 in [-1, 1] (exact in bf16, fp16 and TF32), so every product and every fp32 partial sum at these K
+// is exact: the only error left is the one rounding of C to its type, at most half an ulp (TF32 with fp32
+// C: none). Shapes with tails in M, N and K, a batch, decode-like M = 1, and more tiles than SMs.
 // Skipped, with the reason, without a GPU or where the sm_90a kernels cannot run (not cc 9.0).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -129,10 +132,15 @@ void check_all(DType dt, GemmLayout layout, bool with_bias, const Dims& d, int& 
   for (int ci = 0; ci < int(Sm90Config::count); ++ci) {
     const Sm90Config c = Sm90Config(ci);
     const bool cluster = c == Sm90Config::bm128_bn256_cl2 || c == Sm90Config::bm128_bn128_cl2;
-    for (int splits : {1, 3}) {
+    const bool narrow = c != Sm90Config::bm128_bn256_cl2 && c != Sm90Config::bm128_bn256_cl1;
+    // splits 1 and 3; TF32 also with per-k-block sums (-1), on tiles at most 192 wide.
+    for (int splits : {1, 3, -1}) {
       if (splits > 1 && (cluster || tf32)) continue;  // split-K: 16-bit, cluster-free configurations
+      if (splits < 0 && !(tf32 && narrow)) continue;
+      GemmArgs run = args;
+      if (splits < 0) run.accumulate = fw::detail::Accumulate::per_k_block;
       CUDA_OK(cudaMemset(dc, 0xFF, got.size()));        // NaN in every type: an unwritten element fails
-      fw::detail::gemm_sm90(args, c, nullptr, splits);
+      fw::detail::gemm_sm90(run, c, nullptr, splits < 0 ? 1 : splits);
       CUDA_OK(cudaDeviceSynchronize());
       CUDA_OK(cudaMemcpy(got.data(), dc, got.size(), cudaMemcpyDeviceToHost));
       int bad = 0;
@@ -142,7 +150,9 @@ void check_all(DType dt, GemmLayout layout, bool with_bias, const Dims& d, int& 
           ++bad;
           ADD_FAILURE() << opbench::dtype_name(dt) << (layout == GemmLayout::nk ? " nk" : " kn")
                         << (with_bias ? " +bias" : "") << " " << B << "x" << M << "x" << N << "x" << K << " "
-                        << fw::detail::sm90_config_name(c) << " splits " << splits << ": C[" << i << "] = " << g
+                        << fw::detail::sm90_config_name(c)
+                        << (splits < 0 ? " block sums" : " splits " + std::to_string(splits))
+                        << ": C[" << i << "] = " << g
                         << ", exact " << ref[i];
         }
       }
@@ -152,7 +162,8 @@ void check_all(DType dt, GemmLayout layout, bool with_bias, const Dims& d, int& 
   cudaFree(da), cudaFree(db), cudaFree(dbias), cudaFree(dc);
 }
 
-const Dims kShapes[] = {{1, 200, 456, 520}, {3, 70, 200, 136}, {1, 1, 384, 256}};
+// The last: more tiles than an H100 has SMs for every configuration, so a CTA runs several tiles in turn.
+const Dims kShapes[] = {{1, 200, 456, 520}, {3, 70, 200, 136}, {1, 1, 384, 256}, {4, 700, 700, 40}};
 
 TEST_F(GemmConfigs, EveryConfigurationExact16Bit) {
   int ran = 0;
@@ -166,6 +177,93 @@ TEST_F(GemmConfigs, EveryConfigurationExactTf32) {
   int ran = 0;
   for (const Dims& d : kShapes) check_all(DType::f32, GemmLayout::nk, true, d, ran);
   if (ran == 0) GTEST_SKIP() << "the sm_90a wgmma kernels do not run on this GPU (cc 9.0 only)";
+}
+
+// 3xTF32 (gemm_tf32x3.cu) on normal operands, which TF32 does not hold exactly, against an fp64 reference:
+// fp32-class error (the bound: normwise 1e-6, each element within 2^-20 of its sum of |a·b|), while one TF32
+// pass of the same operands must be over 30 times further off, so the bound tells the two apart. The test
+// prints the errors it measured.
+struct Tf32x3Error {
+  double rel_l2 = 0, worst_vs_abs_sum = 0;
+};
+
+Tf32x3Error tf32x3_error(GemmLayout layout, const Dims& d, bool three_pass) {
+  const int64_t B = d.batch, M = d.M, N = d.N, K = d.K;
+  std::vector<float> a(static_cast<size_t>(B * M * K)), b(static_cast<size_t>(B * K * N)),
+      bias(static_cast<size_t>(N));
+  uint32_t st = 12345;
+  auto normal = [&st] {  // Box-Muller on a small LCG: deterministic, no <random> distribution drift
+    st = st * 1664525u + 1013904223u;
+    const double u1 = (double(st >> 8) + 1.0) / 16777217.0;
+    st = st * 1664525u + 1013904223u;
+    const double u2 = double(st >> 8) / 16777216.0;
+    return float(std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2));
+  };
+  for (float& v : a) v = normal();
+  for (float& v : b) v = normal();
+  for (float& v : bias) v = normal();
+  void *da = nullptr, *db = nullptr, *dbias = nullptr, *dc = nullptr;
+  EXPECT_EQ(cudaMalloc(&da, a.size() * 4), cudaSuccess);
+  EXPECT_EQ(cudaMalloc(&db, b.size() * 4), cudaSuccess);
+  EXPECT_EQ(cudaMalloc(&dbias, bias.size() * 4), cudaSuccess);
+  EXPECT_EQ(cudaMalloc(&dc, size_t(B * M * N) * 4), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(da, a.data(), a.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(db, b.data(), b.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(dbias, bias.data(), bias.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
+  const GemmArgs args{DType::f32, layout, da, db, dbias, dc, B, M, N, K};
+  if (three_pass) {
+    EXPECT_TRUE(fw::detail::tf32x3_supported(args));
+    fw::detail::gemm_tf32x3(args, nullptr);
+  } else {
+    fw::detail::gemm_sm90(args, fw::detail::sm90_pick(args), nullptr);
+  }
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  std::vector<float> got(size_t(B * M * N));
+  EXPECT_EQ(cudaMemcpy(got.data(), dc, got.size() * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+  cudaFree(da), cudaFree(db), cudaFree(dbias), cudaFree(dc);
+  Tf32x3Error e;
+  double num = 0, den = 0;
+  for (int64_t bb = 0; bb < B; ++bb)
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t n = 0; n < N; ++n) {
+        double s = bias[size_t(n)], abs_sum = std::fabs(bias[size_t(n)]);
+        for (int64_t k = 0; k < K; ++k) {
+          const double bv =
+              layout == GemmLayout::nk ? b[size_t((bb * N + n) * K + k)] : b[size_t((bb * K + k) * N + n)];
+          const double p = double(a[size_t((bb * M + m) * K + k)]) * bv;
+          s += p;
+          abs_sum += std::fabs(p);
+        }
+        const double err = double(got[size_t((bb * M + m) * N + n)]) - s;
+        num += err * err;
+        den += s * s;
+        e.worst_vs_abs_sum = std::max(e.worst_vs_abs_sum, std::fabs(err) / abs_sum);
+      }
+  e.rel_l2 = std::sqrt(num / den);
+  return e;
+}
+
+TEST_F(GemmConfigs, Tf32x3HasFp32Accuracy) {
+  alignas(16) float dummy[4] = {};  // a 16-byte aligned address for the support checks (never read)
+  const GemmArgs probe{DType::f32, GemmLayout::nk, dummy, dummy, nullptr, dummy, 1, 64, 64, 64};
+  if (!fw::detail::tf32x3_supported(probe))
+    GTEST_SKIP() << "the sm_90a wgmma kernels do not run on this GPU (cc 9.0 only)";
+  for (GemmLayout layout : {GemmLayout::nk, GemmLayout::kn})
+    for (const Dims& d : {Dims{1, 200, 456, 520}, Dims{3, 70, 200, 136}, Dims{1, 1, 384, 256}, Dims{1, 256, 256, 2048},
+                          Dims{2, 1100, 1000, 128}}) {
+      const Tf32x3Error e = tf32x3_error(layout, d, true);
+      const std::string what = std::string(layout == GemmLayout::nk ? "nk " : "kn ") + std::to_string(d.batch) + "x" +
+                               std::to_string(d.M) + "x" + std::to_string(d.N) + "x" + std::to_string(d.K);
+      EXPECT_LE(e.rel_l2, 1e-6) << what;
+      EXPECT_LE(e.worst_vs_abs_sum, std::ldexp(1.0, -20)) << what;
+      if (layout == GemmLayout::nk) {  // one TF32 pass of the same operands fails the same bound
+        const Tf32x3Error one = tf32x3_error(layout, d, false);
+        EXPECT_GT(one.rel_l2, 30 * e.rel_l2) << what << ": one TF32 pass " << one.rel_l2 << ", 3xTF32 " << e.rel_l2;
+      }
+      std::printf("3xTF32 %s: rel_l2 %.2e, worst |err| / sum|a*b| %.2e\n", what.c_str(), e.rel_l2, e.worst_vs_abs_sum);
+    }
+  const GemmArgs odd{DType::f32, GemmLayout::nk, dummy, dummy, nullptr, dummy, 1, 64, 64, 130};
+  EXPECT_FALSE(fw::detail::tf32x3_supported(odd)) << "K % 4 != 0 has no float4 split";
 }
 
 }  // namespace

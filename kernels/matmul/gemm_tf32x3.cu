@@ -1,0 +1,104 @@
+// fp32 GEMM at fp32 accuracy on TF32 tensor cores: the 3xTF32 method (tf32_split.hpp). Each operand is split
+// into a TF32 pair, big + small, and C = A_big·B_big + A_big·B_small + A_small·B_big. The three products are
+// one GEMM with K tripled: A' = [A_big | A_big | A_small] ([M, 3K]) against B' = [B_big | B_small | B_big]
+// ([N, 3K], K-major as TF32 wgmma needs), on the wgmma kernel's TF32 path (gemm_sm90.cu), which adds each
+// k-block's sum (32 of the 3K products) in fp32 (Accumulate::per_k_block).
+//
+// Steps, on the caller's stream: B[K, N] is transposed into a scratch [N, K] (fw::layout); one split pass
+// writes A' and one writes B' into per-device scratches (each reads its operand once and writes it three
+// times); then the GEMM. Bytes moved before the GEMM: per element of A and of B, 4 read and 12 written (8
+// more for B's transpose); the GEMM does 6·M·N·K FLOPs on tensor cores and reads 3× the operands' bytes.
+// So the method pays where M·N·K is large against M·K + N·K (gemm.cu's rule, from the H100's
+// measurements).
+#include <stdexcept>
+
+#include "kernels/common/check.hpp"
+#include "kernels/common/types.cuh"
+#include "kernels/layout/layout.hpp"
+#include "kernels/matmul/gemm_detail.hpp"
+#include "kernels/matmul/tf32_split.hpp"
+
+namespace fw::detail {
+namespace {
+
+// Row r of src ([rows, K], K % 4 == 0) becomes row r of dst ([rows, 3K]): the three segments hold the parts
+// in the order A takes (big, big, small) or, SmallMiddle, B's (big, small, big). One float4 of src a thread.
+template <bool SmallMiddle>
+__global__ void __launch_bounds__(256) split_rows(const float4* __restrict__ src, float4* __restrict__ dst,
+                                                  int64_t n4, int64_t k4) {
+  const int64_t i = int64_t(blockIdx.x) * 256 + threadIdx.x;
+  if (i >= n4) return;
+  const int64_t r = i / k4, c = i - r * k4;
+  const float4 v = __ldg(src + i);
+  const Tf32Pair x = tf32_split(v.x), y = tf32_split(v.y), z = tf32_split(v.z), w = tf32_split(v.w);
+  const float4 big = make_float4(x.big, y.big, z.big, w.big);
+  const float4 small = make_float4(x.small, y.small, z.small, w.small);
+  float4* row = dst + r * 3 * k4 + c;
+  row[0] = big;  // plain stores: the GEMM reads them next, from L2 where they fit
+  row[k4] = SmallMiddle ? small : big;
+  row[2 * k4] = SmallMiddle ? big : small;
+}
+
+template <bool SmallMiddle>
+void split(const void* src, int64_t rows, int64_t K, void* dst, cudaStream_t s) {
+  const int64_t n4 = rows * (K / 4);
+  if (n4 == 0) return;
+  const int64_t blocks = ceil_div(n4, 256);
+  FW_REQUIRE(blocks <= int64_t(INT32_MAX), "operand too large for the TF32 split");
+  split_rows<SmallMiddle><<<unsigned(blocks), 256, 0, s>>>(static_cast<const float4*>(src),
+                                                            static_cast<float4*>(dst), n4, K / 4);
+  FW_CHECK_LAUNCH();
+}
+
+// The GEMM the split operands go through: fp32 (TF32 wgmma), both operands [rows, 3K] in scratches.
+// Its k-block sums are added in fp32 (Accumulate::per_k_block): summed over all of K by the tensor cores,
+// the error grew as ~1e-8 K (4.2e-5 at K = 4096 on H100, against fp32 SIMT's 1.1e-6).
+GemmArgs tripled(const GemmArgs& a, const void* a3, const void* b3) {
+  return GemmArgs{DType::f32, GemmLayout::nk, a3, b3, a.bias, a.C, a.batch, a.M, a.N, 3 * a.K, Accumulate::per_k_block};
+}
+
+}  // namespace
+
+bool tf32x3_supported(const GemmArgs& a) {
+  if (a.dt != DType::f32 || a.K % 4 != 0 || a.K == 0) return false;
+  // The split reads A (and B as [N, K]) as float4; the transposed B and the split operands are cudaMalloc'ed.
+  if (reinterpret_cast<uintptr_t>(a.A) & 15) return false;
+  if (a.b_layout == GemmLayout::nk && (reinterpret_cast<uintptr_t>(a.B) & 15)) return false;
+  if (3 * a.K > INT32_MAX) return false;
+  return sm90_supported(tripled(a, nullptr, nullptr), true);
+}
+
+void gemm_tf32x3(const GemmArgs& a, cudaStream_t s) {
+  FW_REQUIRE(tf32x3_supported(a), "gemm_tf32x3: needs fp32, K % 4 == 0, 16-byte aligned operands and cc 9.0");
+  const int64_t a_rows = a.batch * a.M, b_rows = a.batch * a.N;
+  const void* b_nk = a.B;
+  if (a.b_layout == GemmLayout::kn) {
+    void* t = scratch(Scratch::tf32_b_transposed, size_t(b_rows * a.K) * sizeof(float));
+    layout::transpose_last2(a.B, t, a.batch, a.K, a.N, DType::f32, s);
+    b_nk = t;
+  }
+  void* a3 = scratch(Scratch::tf32x3_a, size_t(a_rows * 3 * a.K) * sizeof(float));
+  void* b3 = scratch(Scratch::tf32x3_b, size_t(b_rows * 3 * a.K) * sizeof(float));
+  split<false>(a.A, a_rows, a.K, a3, s);
+  split<true>(b_nk, b_rows, a.K, b3, s);
+  gemm_sm90(tripled(a, a3, b3), tf32x3_config(a), s);
+}
+
+// The tile: 128 rows by 192 or 128 columns (the block sums' second set of accumulators allows at most 192),
+// whichever costs fewer rounds of tiles over the SMs, a round of 192-wide tiles weighing 1.5 x 0.875 of a
+// 128-wide one (the wider tile reads less from L2 per FLOP; 0.875 fitted on H100: 4096^3 1702 against
+// 1729 us, 2048^3 312 against 246, 4096x896x4864 732 against 573, 4096x11008x4096 4323 against 4610);
+// problems of less than a wave of 128x128 tiles take 64-row tiles, as the TF32 path does.
+Sm90Config tf32x3_config(const GemmArgs& a) {
+  const int64_t sms = current_device_info().sms;
+  auto tiles = [&](int64_t bm, int64_t bn) { return a.batch * ceil_div(a.M, bm) * ceil_div(a.N, bn); };
+  if (tiles(128, 128) >= sms) {
+    const int64_t rounds192 = ceil_div(tiles(128, 192), sms), rounds128 = ceil_div(tiles(128, 128), sms);
+    // 192-wide when rounds192 x 1.5 x 0.875 (= 21/16) < rounds128.
+    return rounds192 * 21 < rounds128 * 16 ? Sm90Config::bm128_bn192 : Sm90Config::bm128_bn128_cl1;
+  }
+  if (10 * tiles(64, 128) >= 9 * sms) return Sm90Config::bm64_bn128;
+  return Sm90Config::bm64_bn64;
+}
+
+}  // namespace fw::detail
