@@ -6,6 +6,7 @@
 #include <map>
 
 #include "reports/format.hpp"
+#include "reports/roofline.hpp"
 
 namespace opbench::reports {
 namespace {
@@ -280,6 +281,49 @@ Recommendation above_theoretical(const ReportRows& report) {
   return rec;
 }
 
+// Rows with more FLOPs per second than the datasheet peak of the unit their dtype names: the implementation did
+// the work on another unit (the framework's fp32 GEMMs as 3xTF32 on TF32 tensor cores). Grouped by op, dtype and
+// implementation, with a kernel each group ran.
+Recommendation above_compute_peak(const ReportRows& report) {
+  const RunContext& c = report.context();
+  Recommendation rec{
+      "Compute above the dtype's peak: another unit did the work",
+      "These results count more FLOP/s than the datasheet peak of the unit their dtype names (fp32 without --tf32: the "
+      "FMA pipes). The implementation did the work on another unit; the framework's fp32 GEMMs run as 3xTF32, three "
+      "TF32 tensor-core products of split operands at fp32 accuracy (kernels/matmul/matmul.hpp). Their times are what "
+      "the calls take; their TFLOP/s, % of peak and % of roof count the problem's FLOPs against the dtype's unit.",
+      {}};
+  struct Group {
+    int n = 0;
+    double lo = 1e300, hi = 0, peak = 0;
+    std::string kernel;
+  };
+  std::map<std::string, Group> groups;
+  std::vector<std::string> order;
+  for (const ProblemRow& row : report.problems) {
+    const ProblemResult& p = *row.problem;
+    const double peak = peak_tflops(c.device, p.dtype, c.tf32);
+    if (peak <= 0) continue;
+    for (const ImplRow& m : row.impls) {
+      if (m.verdict != Status::ok || !m.tflops || *m.tflops <= peak) continue;
+      const std::string key = fmt::format("{} {} [{}]", p.op, dtype_name(p.dtype), impl_label(m.impl));
+      auto [it, fresh] = groups.try_emplace(key);
+      if (fresh) order.push_back(key);
+      Group& g = it->second;
+      ++g.n;
+      g.lo = std::min(g.lo, *m.tflops), g.hi = std::max(g.hi, *m.tflops), g.peak = peak;
+      if (g.kernel.empty() && m.result) g.kernel = m.result->kernel;
+    }
+  }
+  for (const std::string& key : order) {
+    const Group& g = groups.at(key);
+    rec.items.push_back(fmt::format("{}: {} problem{}, {:.1f}–{:.1f} TFLOP/s against a {:.1f} TFLOP/s peak{}", key,
+                                    g.n, g.n == 1 ? "" : "s", g.lo, g.hi, g.peak,
+                                    g.kernel.empty() ? "" : "; kernel: " + g.kernel));
+  }
+  return rec;
+}
+
 }  // namespace
 
 std::vector<Recommendation> recommend(const ReportRows& report) {
@@ -294,6 +338,7 @@ std::vector<Recommendation> recommend(const ReportRows& report) {
   add_if_any(out, slow_broadcasts(rows));
   add_if_any(out, unreliable(rows));
   add_if_any(out, above_theoretical(report));
+  add_if_any(out, above_compute_peak(report));
   return out;
 }
 

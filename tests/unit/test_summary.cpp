@@ -408,6 +408,25 @@ TEST(Recommendations, BandwidthAboveTheTheoreticalPeakIsExplainedPerOp) {
   EXPECT_EQ(find_rec(summary_of(run({big})), "Bandwidth above"), nullptr);
 }
 
+TEST(Recommendations, ComputeAboveTheDtypePeakNamesTheKernel) {
+  // fp32 matmul 2048^3 (17.2 GFLOP): the framework's 3xTF32 in 0.246 ms = 69.8 TFLOP/s, above the H100's fp32 FMA
+  // peak (132 SMs x 256 FLOP/clk x 1.98 GHz = 66.9); LibTorch's SIMT 0.338 ms = 50.8, below it: not listed.
+  ProblemResult mm = problem("matmul", Category{"matmul"}, SizeClass::medium, 0.338, 0.246, 50.3e6,
+                             {2048, 2048, 2048}, DType::f32);
+  mm.flops = 2.0 * 2048 * 2048 * 2048;
+  mm.impls[0].kernel = "transpose_b + tf32x3 split + sm90_tma_wgmma_tf32 128x128";
+  const Summary s = summary_of(run({mm}));
+  const Recommendation* r = find_rec(s, "Compute above the dtype's peak");
+  ASSERT_NE(r, nullptr);
+  ASSERT_EQ(r->items.size(), 1u);
+  EXPECT_NE(r->items[0].find("matmul fp32 [framework]: 1 problem, 69.8–69.8 TFLOP/s against a 66.9 TFLOP/s peak; "
+                             "kernel: transpose_b + tf32x3"),
+            std::string::npos)
+      << r->items[0];
+  mm.impls[0].pure = stats(0.300);  // 57.3 TFLOP/s: below the peak
+  EXPECT_EQ(find_rec(summary_of(run({mm})), "Compute above"), nullptr);
+}
+
 TEST(Recommendations, SlowerThanTorchGroupedByCategory) {
   const Summary s = summary_of(run({problem("add", Category{"element"}, SizeClass::large, 0.8, 1.0, 1.8e9),
                                    problem("mul", Category{"element"}, SizeClass::large, 0.5, 1.0, 1.8e9),
