@@ -97,6 +97,12 @@ struct Params {
   // tile (decode-like M < BM). The rows past it in the stage are stale; they only feed accumulator rows
   // >= M, which the epilogue never stores.
   int a_rows;
+  // W[N, K] (cluster-free) with N % BN != 0: the rows of B the last column tile's loads bring, N % BN rounded
+  // up to 8, through a second tensor map with that box (0: every tile loads BN rows). As for A, the rows past
+  // it are stale and only feed columns >= N. A box half outside N cost as much as a full one: bf16
+  // [4096, 4864] @ W[896, 4864]^T took 63-64 us on 128x256 tiles, against 52.5 for B[K, N] (whose 64-column
+  // boxes past N lie wholly outside) and 54 for N = 1024 (gemm_sweep, H100).
+  int b_tail_rows;
   // Split-K (splits > 1): unit u works on k-blocks [s * kb_per_split, (s + 1) * kb_per_split) of its tile,
   // s = u / tiles, and stores fp32 partial sums (no bias) to partial[s][b][M][N]; k_splitk_reduce adds
   // them up.
@@ -227,7 +233,7 @@ __device__ __forceinline__ void unit_coords(int u, const Params& p, int& sp, int
 template <class T, class Cfg, bool B_NK, Epi E>
 __global__ void __launch_bounds__(Cfg::THREADS, 1)
     k_gemm_sm90(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
-                const __grid_constant__ CUtensorMap tmC, const Params p) {
+                const __grid_constant__ CUtensorMap tmBt, const __grid_constant__ CUtensorMap tmC, const Params p) {
 #ifdef FW_MATMUL_SM90A
   constexpr int BM = Cfg::BM, BN = Cfg::BN, NC = Cfg::NC, STAGES = Cfg::STAGES, CL = Cfg::CL;
   constexpr bool HAS_BIAS = E == Epi::bias;
@@ -275,16 +281,17 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         unit_coords(u, p, sp, b, cm, tn);
         const int m0 = (cm * CL + int(rank)) * BM, n0 = tn * BN;
         const int kb0 = sp * p.kb_per_split, kb1 = min(nkb, kb0 + p.kb_per_split);
+        const bool b_tail = B_NK && CL == 1 && p.b_tail_rows > 0 && n0 + BN > p.N;
         for (int kb = kb0; kb < kb1; ++kb) {
           mbar_wait(empty(s), ph ^ 1);
-          mbar_expect_tx(full(s), uint32_t(p.a_rows * 128 + Cfg::B_BYTES));
+          mbar_expect_tx(full(s), uint32_t(p.a_rows * 128 + (b_tail ? p.b_tail_rows * 128 : Cfg::B_BYTES)));
           const int k0 = kb * BK;
           tma_load(sA(s), &tmA, full(s), k0, m0, b);
           if (B_NK) {
             // W[N,K]: box {64 k, BN/CL rows}; rank r loads rows [r*BN/CL, (r+1)*BN/CL) of the tile.
             constexpr int ROWS = BN / CL;
             if (CL == 1)
-              tma_load(sB(s), &tmB, full(s), k0, n0, b);
+              tma_load(sB(s), b_tail ? &tmBt : &tmB, full(s), k0, n0, b);
             else
               tma_load_multicast(sB(s) + rank * ROWS * 128, &tmB, full(s), k0, n0 + int(rank) * ROWS, b,
                                  uint16_t((1u << CL) - 1));
@@ -768,6 +775,9 @@ void launch(const GemmArgs& a, const SplitK& sk, cudaStream_t stream) {
   const CUtensorMap tmA = cached_map(a.A, a.dt, uint64_t(K), uint64_t(M), uint64_t(B), BK, uint32_t(a_rows));
   const CUtensorMap tmB = B_NK ? cached_map(a.B, a.dt, uint64_t(K), uint64_t(N), uint64_t(B), BK, BN / CL)
                                : cached_map(a.B, a.dt, uint64_t(N), uint64_t(K), uint64_t(B), 64, BK);
+  const int b_tail_rows = B_NK && CL == 1 && N % BN != 0 ? int((N % BN + 7) / 8 * 8) : 0;
+  const CUtensorMap tmBt =
+      b_tail_rows ? cached_map(a.B, a.dt, uint64_t(K), uint64_t(N), uint64_t(B), BK, uint32_t(b_tail_rows)) : tmB;
   // The TMA-store epilogue (16-bit C) needs C to satisfy the same rules as a TMA source.
   const bool tma_store =
       sizeof(T) == 2 && (reinterpret_cast<uintptr_t>(a.C) & 15) == 0 && N % 8 == 0;
@@ -791,6 +801,7 @@ void launch(const GemmArgs& a, const SplitK& sk, cudaStream_t stream) {
   p.b_sbo = 1024u;  // next 8 k-rows
   p.tma_store = tma_store ? 1 : 0;
   p.a_rows = a_rows;
+  p.b_tail_rows = b_tail_rows;
   p.splits = sk.splits;
   p.kb_per_split = sk.kb_per_split;
   p.partial = sk.splits > 1 ? static_cast<float*>(scratch(Scratch::splitk_partials,
@@ -812,7 +823,7 @@ void launch(const GemmArgs& a, const SplitK& sk, cudaStream_t stream) {
   attr[0].val.clusterDim.z = 1;
   cfg.attrs = attr;
   cfg.numAttrs = CL > 1 ? 1 : 0;
-  FW_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kern, tmA, tmB, tmC, p));
+  FW_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kern, tmA, tmB, tmBt, tmC, p));
   FW_CHECK_LAUNCH();
   if (sk.splits > 1) splitk_reduce<T>(a, p.partial, sk.splits, stream);
 }
