@@ -45,6 +45,7 @@
 #include <string>
 
 #include "kernels/common/check.hpp"
+#include "kernels/common/dependent_launch.cuh"
 #include "kernels/common/types.cuh"
 #include "kernels/matmul/gemm_common.cuh"
 #include "kernels/matmul/gemm_detail.hpp"
@@ -256,7 +257,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
   const int nkb = (p.K + BK - 1) / BK;
   // A split launch lets its reduction (k_splitk_reduce, a programmatic dependent launch) be scheduled now:
   // its blocks wait in griddepcontrol.wait for this grid to finish, so its launch is off the critical path.
-  if constexpr (E == Epi::partial) asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  if constexpr (E == Epi::partial) allow_dependents();
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
@@ -497,9 +498,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
 template <class T, int V>
 __global__ void __launch_bounds__(256) k_splitk_reduce(const float* __restrict__ part, const T* __restrict__ bias,
                                                        T* __restrict__ C, int64_t count, int N, int splits) {
-#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900)
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
+  wait_for_prerequisite();
   const int64_t i = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) * V;
   if (i >= count) return;
   float acc[V] = {};
@@ -740,22 +739,13 @@ void splitk_reduce(const GemmArgs& a, const float* partial, int splits, cudaStre
   T* C = static_cast<T*>(a.C);
   constexpr int kThreads = 256;
   const bool quads = a.N % 4 == 0 && (reinterpret_cast<uintptr_t>(C) % (4 * sizeof(T))) == 0;
-  // A programmatic dependent of the GEMM just queued (which triggers it at its start): the reduction's
-  // launch overlaps the GEMM, and griddepcontrol.wait in the kernel orders its reads after the partials.
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(unsigned(ceil_div(count, int64_t((quads ? 4 : 1) * kThreads))));
-  cfg.blockDim = dim3(kThreads);
-  cfg.stream = s;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[0].val.programmaticStreamSerializationAllowed = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
+  // A programmatic dependent of the GEMM just queued (which allows it at its start): the reduction's
+  // launch overlaps the GEMM, and wait_for_prerequisite in the kernel orders its reads after the partials.
+  const dim3 grid(unsigned(ceil_div(count, int64_t((quads ? 4 : 1) * kThreads))));
   if (quads)
-    FW_CUDA_CHECK(cudaLaunchKernelEx(&cfg, k_splitk_reduce<T, 4>, partial, bias, C, count, int(a.N), splits));
+    launch_dependent(k_splitk_reduce<T, 4>, grid, dim3(kThreads), s, partial, bias, C, count, int(a.N), splits);
   else
-    FW_CUDA_CHECK(cudaLaunchKernelEx(&cfg, k_splitk_reduce<T, 1>, partial, bias, C, count, int(a.N), splits));
-  FW_CHECK_LAUNCH();
+    launch_dependent(k_splitk_reduce<T, 1>, grid, dim3(kThreads), s, partial, bias, C, count, int(a.N), splits);
 }
 
 template <class T, class Cfg, bool B_NK, Epi E>

@@ -9,7 +9,10 @@
 // flight across its barrier), the two sums (x^2 and dy*w*x) are reduced together, dx is written. At the end
 // the block's rows are combined in shared memory in slot order (one barrier) and the block writes its fp32
 // partial dw row [G, cols] to the workspace; a second kernel sums the G partials per column in a fixed
-// order and rounds once (deterministic: G depends only on the shape and the GPU's occupancy).
+// order and rounds once (deterministic: G depends only on the shape and the GPU's occupancy). It is a
+// dependent launch (dependent_launch.cuh): queued while the first kernel runs, it waits for its partials,
+// so the two cost one launch latency, not two. A/A at 72ceacf (two ordinary launches): the small shapes'
+// medians were bimodal, 5.1 or 6.1 us for fp32 32^3 between two processes, the second launch's gap.
 // Looped path (longer rows): one block per row at a time, two passes over the row, element by element,
 // its dw partial row updated in place in the workspace (only [1, 262144]-like shapes take it).
 //
@@ -20,6 +23,7 @@
 // thread that later writes it).
 #include <algorithm>
 
+#include "kernels/common/dependent_launch.cuh"
 #include "kernels/norm/norm.hpp"
 #include "kernels/reduction/row_engine.cuh"
 
@@ -45,6 +49,7 @@ template <class T, int VEC, int NV>
 __global__ void __launch_bounds__(kThreads, VEC > 1 && NV * VEC <= 8 ? 2 : 1)
     rms_bwd_cached_kernel(const T* x, const T* __restrict__ w, const T* dy, T* dx, float* __restrict__ partials,
                           int64_t rows, int cols, int tpr, float eps) {
+  allow_dependents();  // rms_bwd_dw_kernel's launch overlaps this kernel (it waits for the partials)
   extern __shared__ float combine[];  // [rows a block][cols] when a block holds several rows
   __shared__ Sums red[2][kThreads / 32];
   const int rpb = kThreads / tpr;
@@ -169,6 +174,7 @@ template <class T>
 __global__ void __launch_bounds__(kThreads) rms_bwd_looped_kernel(const T* x, const T* __restrict__ w, const T* dy,
                                                                   T* dx, float* __restrict__ partials, int64_t rows,
                                                                   int64_t cols, float eps) {
+  allow_dependents();
   float* out = partials + int64_t(blockIdx.x) * cols;
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* xr = x + row * cols;
@@ -198,6 +204,7 @@ template <class T>
 __global__ void __launch_bounds__(32 * kFinalRows) rms_bwd_dw_kernel(const float* __restrict__ partials, int64_t g,
                                                                      int64_t cols, T* __restrict__ dw) {
   __shared__ float part[kFinalRows][33];
+  wait_for_prerequisite();  // a dependent launch: the partials are complete from here on
   const int64_t c = int64_t(blockIdx.x) * 32 + threadIdx.x;
   float s = 0.f;
   if (c < cols)
@@ -297,9 +304,8 @@ void rms_norm_backward(opbench::DType dt, const void* x, const void* w, const vo
       rms_bwd_looped_kernel<T><<<unsigned(g), kThreads, 0, stream>>>(xt, wt, dyt, dxt, partials, rows, cols, eps);
       FW_CHECK_LAUNCH();
     }
-    rms_bwd_dw_kernel<T><<<unsigned(ceil_div(cols, 32)), dim3(32, kFinalRows), 0, stream>>>(partials, g, cols,
-                                                                                          static_cast<T*>(dw));
-    FW_CHECK_LAUNCH();
+    launch_dependent(rms_bwd_dw_kernel<T>, dim3(unsigned(ceil_div(cols, 32))), dim3(32, kFinalRows), stream,
+                     static_cast<const float*>(partials), g, cols, static_cast<T*>(dw));
   });
 }
 
