@@ -179,7 +179,8 @@ ParseOutcome parse_options(int argc, char** argv, const Registry& reg, Options& 
   app.add_flag("--no-outlier-filter", no_outlier_filter, "Keep every timing sample (no IQR filter)");
   app.add_flag("--tf32", opt.settings.tf32,
                "fp32 matmuls on TF32 tensor cores in the framework (its TF32 path), LibTorch and cuBLAS alike, "
-               "checked at TF32 tolerance (default: true fp32 everywhere)");
+               "checked at TF32 tolerance (default: fp32 accuracy everywhere, checked at fp32 tolerance; the "
+               "framework's large fp32 GEMMs run as 3xTF32 on H100, LibTorch and cuBLAS on SIMT)");
   app.add_option("--graph-launches", opt.timing.graph_launches,
                  "Launches per CUDA graph in --timing graph (default 0: about 0.5 ms of work per replay, 10 to 1000; "
                  "100 with --profile)")
