@@ -142,13 +142,23 @@ TEST(Verdict, ReportWithoutSamples) {
   EXPECT_DOUBLE_EQ(d.ratio, b.median_ms / a.median_ms);  // the change is still reported
 }
 
-TEST(Verdict, ClocksApartMakeAnyChangeUnsure) {
+TEST(Verdict, ClocksApartMakeUnsureWhatTheyCouldExplain) {
   TimeStats a = timing(0.05, 0.01, 100, 1), b = timing(0.06, 0.01, 100, 2);
-  b.sm_clock_mhz = 1700;  // 14% below the baseline's 1980 MHz
+  b.sm_clock_mhz = 1700;  // 14% below the baseline's 1980 MHz: slower at a lower clock may be the clock's
   const TimingDelta d = judge(a, b, kRule);
   EXPECT_EQ(d.cause, UnsureCause::clocks_differ);
   b.sm_clock_mhz = 0;  // not measured: no clock check
   EXPECT_EQ(judge(a, b, kRule).verdict, Verdict::slower);
+  b.sm_clock_mhz = 2300;  // slower at a higher clock: not the clock's
+  EXPECT_EQ(judge(a, b, kRule).verdict, Verdict::slower);
+  TimeStats f = timing(0.04, 0.01, 100, 3);
+  f.sm_clock_mhz = 1700;  // faster at a lower clock: not the clock's
+  EXPECT_EQ(judge(a, f, kRule).verdict, Verdict::faster);
+  f.sm_clock_mhz = 2300;  // faster at a higher clock may be the clock's
+  EXPECT_EQ(judge(a, f, kRule).cause, UnsureCause::clocks_differ);
+  TimeStats same = timing(0.05, 0.01, 100, 4);
+  same.sm_clock_mhz = 1700;  // no change at a lower clock could hide a faster kernel: not "same"
+  EXPECT_EQ(judge(a, same, kRule).cause, UnsureCause::clocks_differ);
 }
 
 TEST(Verdict, ThresholdIsASetting) {
