@@ -238,9 +238,40 @@ Recommendation unreliable(const std::vector<Row>& rows) {
   return rec;
 }
 
+// The correct, timed rows for which `above(problem, row)` holds, grouped by op, dtype and implementation in
+// the order they first appear: the shared shape of the "above a peak" explanations below.
+struct RowGroup {
+  std::string key;  // "op dtype [implementation]"
+  std::vector<std::pair<const ProblemResult*, const ImplRow*>> members;
+  // The least and greatest of f over the members.
+  template <class F>
+  std::pair<double, double> range(F&& f) const {
+    double lo = 1e300, hi = -1e300;
+    for (const auto& [p, m] : members) lo = std::min(lo, f(*p, *m)), hi = std::max(hi, f(*p, *m));
+    return {lo, hi};
+  }
+  std::string count() const { return fmt::format("{} problem{}", members.size(), members.size() == 1 ? "" : "s"); }
+};
+
+template <class Above>
+std::vector<RowGroup> group_rows(const ReportRows& report, Above&& above) {
+  std::vector<RowGroup> groups;
+  std::map<std::string, std::size_t> index;
+  for (const ProblemRow& row : report.problems)
+    for (const ImplRow& m : row.impls) {
+      if (m.verdict != Status::ok || !above(*row.problem, m)) continue;
+      const std::string key =
+          fmt::format("{} {} [{}]", row.problem->op, dtype_name(row.problem->dtype), impl_label(m.impl));
+      auto [it, fresh] = index.try_emplace(key, groups.size());
+      if (fresh) groups.push_back({key, {}});
+      groups[it->second].members.emplace_back(row.problem, &m);
+    }
+  return groups;
+}
+
 // Rows faster than the memory's theoretical peak: their outputs fit in L2, and a kernel ends when its
 // stores reach L2, so with a clean cold L2 part of its writes reach HBM after it (notes/methodology.md,
-// "Roofs"). Grouped by op, dtype and implementation.
+// "Roofs").
 Recommendation above_theoretical(const ReportRows& report) {
   const DeviceInfo& d = report.context().device;
   Recommendation rec{
@@ -253,37 +284,21 @@ Recommendation above_theoretical(const ReportRows& report) {
                   fmt_gbps(d.theoretical_gbps), d.l2_mb),
       {}};
   if (d.theoretical_gbps <= 0) return rec;
-  struct Group {
-    int n = 0;
-    double gbps_lo = 1e300, gbps_hi = 0, out_lo = 1e300, out_hi = 0;
-  };
-  std::map<std::string, Group> groups;
-  std::vector<std::string> order;
-  for (const ProblemRow& row : report.problems) {
-    const ProblemResult& p = *row.problem;
-    for (const ImplRow& m : row.impls) {
-      if (m.verdict != Status::ok || !m.gbps || *m.gbps <= d.theoretical_gbps) continue;
-      const std::string key = fmt::format("{} {} [{}]", p.op, dtype_name(p.dtype), impl_label(m.impl));
-      auto [it, fresh] = groups.try_emplace(key);
-      if (fresh) order.push_back(key);
-      Group& g = it->second;
-      ++g.n;
-      g.gbps_lo = std::min(g.gbps_lo, *m.gbps), g.gbps_hi = std::max(g.gbps_hi, *m.gbps);
-      g.out_lo = std::min(g.out_lo, p.bytes_written / 1e6), g.out_hi = std::max(g.out_hi, p.bytes_written / 1e6);
-    }
-  }
-  for (const std::string& key : order) {
-    const Group& g = groups.at(key);
-    rec.items.push_back(fmt::format("{}: {} problem{}, {}–{} GB/s, outputs {:.1f}–{:.1f} MB", key, g.n,
-                                    g.n == 1 ? "" : "s", fmt_gbps(g.gbps_lo), fmt_gbps(g.gbps_hi), g.out_lo,
-                                    g.out_hi));
+  const auto groups = group_rows(report, [&](const ProblemResult&, const ImplRow& m) {
+    return m.gbps && *m.gbps > d.theoretical_gbps;
+  });
+  for (const RowGroup& g : groups) {
+    const auto [gbps_lo, gbps_hi] = g.range([](const ProblemResult&, const ImplRow& m) { return *m.gbps; });
+    const auto [out_lo, out_hi] = g.range([](const ProblemResult& p, const ImplRow&) { return p.bytes_written / 1e6; });
+    rec.items.push_back(fmt::format("{}: {}, {}–{} GB/s, outputs {:.1f}–{:.1f} MB", g.key, g.count(),
+                                    fmt_gbps(gbps_lo), fmt_gbps(gbps_hi), out_lo, out_hi));
   }
   return rec;
 }
 
 // Rows with more FLOPs per second than the datasheet peak of the unit their dtype names: the implementation did
-// the work on another unit (the framework's fp32 GEMMs as 3xTF32 on TF32 tensor cores). Grouped by op, dtype and
-// implementation, with a kernel each group ran.
+// the work on another unit (the framework's fp32 GEMMs as 3xTF32 on TF32 tensor cores). With the kernel the
+// group's first row ran.
 Recommendation above_compute_peak(const ReportRows& report) {
   const RunContext& c = report.context();
   Recommendation rec{
@@ -293,33 +308,16 @@ Recommendation above_compute_peak(const ReportRows& report) {
       "TF32 tensor-core products of split operands at fp32 accuracy (kernels/matmul/matmul.hpp). Their times are what "
       "the calls take; their TFLOP/s, % of peak and % of roof count the problem's FLOPs against the dtype's unit.",
       {}};
-  struct Group {
-    int n = 0;
-    double lo = 1e300, hi = 0, peak = 0;
-    std::string kernel;
-  };
-  std::map<std::string, Group> groups;
-  std::vector<std::string> order;
-  for (const ProblemRow& row : report.problems) {
-    const ProblemResult& p = *row.problem;
-    const double peak = peak_tflops(c.device, p.dtype, c.tf32);
-    if (peak <= 0) continue;
-    for (const ImplRow& m : row.impls) {
-      if (m.verdict != Status::ok || !m.tflops || *m.tflops <= peak) continue;
-      const std::string key = fmt::format("{} {} [{}]", p.op, dtype_name(p.dtype), impl_label(m.impl));
-      auto [it, fresh] = groups.try_emplace(key);
-      if (fresh) order.push_back(key);
-      Group& g = it->second;
-      ++g.n;
-      g.lo = std::min(g.lo, *m.tflops), g.hi = std::max(g.hi, *m.tflops), g.peak = peak;
-      if (g.kernel.empty() && m.result) g.kernel = m.result->kernel;
-    }
-  }
-  for (const std::string& key : order) {
-    const Group& g = groups.at(key);
-    rec.items.push_back(fmt::format("{}: {} problem{}, {:.1f}–{:.1f} TFLOP/s against a {:.1f} TFLOP/s peak{}", key,
-                                    g.n, g.n == 1 ? "" : "s", g.lo, g.hi, g.peak,
-                                    g.kernel.empty() ? "" : "; kernel: " + g.kernel));
+  const auto peak = [&](const ProblemResult& p) { return peak_tflops(c.device, p.dtype, c.tf32); };
+  const auto groups = group_rows(report, [&](const ProblemResult& p, const ImplRow& m) {
+    return peak(p) > 0 && m.tflops && *m.tflops > peak(p);
+  });
+  for (const RowGroup& g : groups) {
+    const auto [lo, hi] = g.range([](const ProblemResult&, const ImplRow& m) { return *m.tflops; });
+    const auto& [p, m] = g.members.front();
+    const std::string kernel = m->result ? m->result->kernel : std::string();
+    rec.items.push_back(fmt::format("{}: {}, {:.1f}–{:.1f} TFLOP/s against a {:.1f} TFLOP/s peak{}", g.key,
+                                    g.count(), lo, hi, peak(*p), kernel.empty() ? "" : "; kernel: " + kernel));
   }
   return rec;
 }
