@@ -138,10 +138,18 @@ int main(int argc, char** argv) {
   opbench::L2Flusher flush(size_t(l2), sms);  // bench_ops's clean cold L2: 2 x L2 written, then read
   cudaStream_t s;
   CHECK(cudaStreamCreate(&s));
-  // Every configuration and split count the cost model chooses from.
-  std::printf("| M x N x K | B | fw::gemm's path | its us | best config | best us | auto/best |");
+  // The table's columns: every configuration and split count the cost model chooses from.
+  struct Column {
+    Sm90Config config;
+    int splits;
+    std::string name;
+  };
+  std::vector<Column> columns;
   for (const Sm90Tile& t : kSm90ModelTiles)
-    for (int sp : kSm90SplitCounts) std::printf(" %s/%d |", sm90_config_name(t.config), sp);
+    for (int sp : kSm90SplitCounts)
+      columns.push_back({t.config, sp, std::string(sm90_config_name(t.config)) + "/" + std::to_string(sp)});
+  std::printf("| M x N x K | B | fw::gemm's path | its us | best config | best us | auto/best |");
+  for (const Column& col : columns) std::printf(" %s |", col.name.c_str());
   std::printf("\n");
   for (const Case& c : cases) {
     const size_t a_n = size_t(c.M * c.K), b_n = size_t(c.K * c.N), c_n = size_t(c.M * c.N);
@@ -156,25 +164,24 @@ int main(int argc, char** argv) {
     const void* bias_or_null = c.layout == fw::GemmLayout::nk ? bias : nullptr;  // linear carries a bias
     const GemmArgs args{dt, c.layout, A, B, bias_or_null, C, 1, c.M, c.N, c.K};
     const std::string path = fw::gemm_path(dt, c.layout, A, B, C, 1, c.M, c.N, c.K, false);
-    // Launch 0: fw::gemm's own choice; then every configuration and split count (when sm90 runs here).
+    // Launch 0: fw::gemm's own choice; then each configuration and split count (when sm90 runs here), in the
+    // order of the table's columns.
     std::vector<std::function<void()>> launches{
         [&] { fw::gemm(dt, c.layout, A, B, bias_or_null, C, 1, c.M, c.N, c.K, false, s); }};
     const bool sm90 = sm90_supported(args);
-    for (const Sm90Tile& t : kSm90ModelTiles)
-      for (int sp : kSm90SplitCounts)
-        if (sm90) launches.push_back([&args, &s, t, sp] { gemm_sm90(args, t.config, s, sp); });
+    if (sm90)
+      for (const Column& col : columns)
+        launches.push_back([&args, &s, &col] { gemm_sm90(args, col.config, s, col.splits); });
     const std::vector<float> us = interleaved_median_us(launches, flush, reps, s);
     const float auto_us = us[0];
-    std::vector<float> times;
+    std::vector<float> times;  // one a column; -1 where the configurations cannot run
     float best = 1e30f;
     std::string best_name;
-    std::size_t next = 1;
-    for (const Sm90Tile& t : kSm90ModelTiles)
-      for (int sp : kSm90SplitCounts) {
-        const float u = sm90 ? us[next++] : -1.f;
-        times.push_back(u);
-        if (u > 0 && u < best) best = u, best_name = std::string(sm90_config_name(t.config)) + "/" + std::to_string(sp);
-      }
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+      const float u = sm90 ? us[1 + i] : -1.f;
+      times.push_back(u);
+      if (u > 0 && u < best) best = u, best_name = columns[i].name;
+    }
     std::printf("| %lldx%lldx%lld | %s | %s | %.2f | %s | %.2f | %.2f |", (long long)c.M, (long long)c.N,
                 (long long)c.K, c.layout == fw::GemmLayout::nk ? "nk" : "kn", path.c_str(), auto_us,
                 best_name.c_str(), best, auto_us / best);
