@@ -30,6 +30,7 @@
 #include <type_traits>
 
 #include "kernels/common/check.hpp"
+#include "kernels/common/dependent_launch.cuh"
 #include "kernels/common/types.cuh"
 #include "kernels/layout/layout.hpp"
 
@@ -86,6 +87,7 @@ __global__ void __launch_bounds__(kThreads) transpose_vec_kernel(const char* __r
   constexpr int V = 16 / ES;  // elements per 16-byte vector
   constexpr int T = 16 * V;   // tile edge, elements (16 vectors)
   __shared__ uint4 tile[T][16];  // the OUTPUT tile: T rows (input columns) of 16 vectors (T input rows)
+  allow_dependents();  // a GEMM that reads the result may be queued as a dependent launch (gemm.cu)
 
   int64_t b, tm, tn;
   tile_of(g, b, tm, tn);
@@ -129,6 +131,7 @@ template <class E>
 __global__ void __launch_bounds__(kThreads) transpose_scalar_kernel(const E* __restrict__ src, E* __restrict__ dst,
                                                                     const TileGrid g) {
   __shared__ uint32_t tile[32][33];
+  allow_dependents();
   int64_t b, tm, tn;
   tile_of(g, b, tm, tn);
   const int64_t row0 = tm * 32, col0 = tn * 32;

@@ -1,7 +1,10 @@
 // fw::gemm: argument checks and the choice of path (matmul.hpp lists the paths and their rules).
 //   fp32, TF32 allowed, W[N,K], cc 9.0    -> TMA + wgmma TF32 kernel (gemm_sm90.cu)
+//   fp32, TF32 allowed, B[K,N], cc 9.0,   -> the same kernel on the transposed problem C^T = B^T A^T, B^T's
+//     no bias, N % 4 == 0, not M = 1        fragments through registers (sm90_tf32_kn_supported)
+//     on the streaming kernel
 //   fp32, TF32 allowed, B[K,N], cc 9.0,   -> B transposed into a scratch [N,K] (fw::layout), then the
-//     M >= 256                               same wgmma kernel (TF32 wgmma reads K-major B only)
+//     M >= 256, otherwise                    wgmma kernel on W[N,K] (TF32 wgmma reads K-major B only)
 //   fp32, TF32 allowed, not cc 9.0 or     -> mma.sync m16n8k8 TF32 kernel (gemm_mma.cu)
 //     rows not 16-byte aligned
 //   any dtype, B[K,N], M = 1, batch 1,    -> streaming kernel, split-K over a cluster (gemv_sm90.cu)
@@ -103,7 +106,7 @@ detail::GemmArgs make_args(DType dt, GemmLayout bl, const void* A, const void* B
 }
 
 // The path a call takes (see the table at the top of this file and matmul.hpp).
-enum class Path { empty, fill_bias, skinny, gemv, sm90, sm90_transposed_b, tf32x3, mma, simt };
+enum class Path { empty, fill_bias, skinny, gemv, sm90, sm90_tf32_kn, sm90_transposed_b, tf32x3, mma, simt };
 
 // Whether 3xTF32 beats the SIMT kernel for an fp32 problem. The split moves 16 bytes per element of A and
 // of B (24 for a B[K, N], transposed first) for 6 tensor-core FLOPs per M·N·K, so it pays where an operand
@@ -120,6 +123,8 @@ Path choose(const detail::GemmArgs& a, bool allow_tf32) {
   if (a.dt == DType::f32 && allow_tf32) {
     // W as [N, K]: TF32 wgmma directly, at any M (it also beats streaming B in fp32 at M = 1).
     if (detail::sm90_supported(a, true)) return Path::sm90;
+    // B as [K, N]: the transposed problem, except a vector (M = 1) that the streaming kernel takes below.
+    if (detail::sm90_tf32_kn_supported(a) && !detail::gemv_supported(a)) return Path::sm90_tf32_kn;
     if (!tf32_transposed_ok(a)) return Path::mma;  // not Hopper, or rows not 16-byte aligned
     // B as [K, N]: transposing B pays off from a few hundred rows; below that exact fp32 is faster.
     if (a.M >= 256) return Path::sm90_transposed_b;
@@ -142,12 +147,15 @@ void gemm(DType dt, GemmLayout b_layout, const void* A, const void* B, const voi
     case Path::skinny: return detail::gemm_skinny(a, stream);
     case Path::gemv: return detail::gemm_gemv(a, stream);
     case Path::sm90: return detail::gemm_sm90(a, detail::sm90_pick(a), stream);
+    case Path::sm90_tf32_kn: return detail::gemm_sm90(a, detail::sm90_pick(detail::sm90_tf32_kn_problem(a)), stream);
     case Path::sm90_transposed_b: {
       detail::GemmArgs t = a;
       t.b_layout = GemmLayout::nk;
       t.B = detail::scratch(detail::Scratch::tf32_b_transposed, size_t(batch * K * N) * sizeof(float));
+      const detail::Sm90Config c = detail::sm90_pick(t);
+      if (detail::sm90_one_round(t, c)) t.launch = detail::Launch::dependent;  // overlaps the transpose's end
       layout::transpose_last2(a.B, const_cast<void*>(t.B), batch, K, N, dt, stream);
-      return detail::gemm_sm90(t, detail::sm90_pick(t), stream);
+      return detail::gemm_sm90(t, c, stream);
     }
     case Path::tf32x3: return detail::gemm_tf32x3(a, stream);
     case Path::mma: return detail::gemm_mma(a, stream);
@@ -170,6 +178,9 @@ std::string gemm_path(DType dt, GemmLayout b_layout, const void* A, const void* 
       return "sm90_tma_wgmma" + tf32 + " " + detail::sm90_config_name(c) +
              (splits > 1 ? " split-K " + std::to_string(splits) : "");
     }
+    case Path::sm90_tf32_kn:
+      return "sm90_tma_wgmma_tf32 C^T = B^T A^T " +
+             std::string(detail::sm90_config_name(detail::sm90_pick(detail::sm90_tf32_kn_problem(a))));
     case Path::sm90_transposed_b:
       return "transpose_b + sm90_tma_wgmma_tf32 " + std::string(detail::sm90_config_name(detail::sm90_pick(a)));
     case Path::tf32x3:

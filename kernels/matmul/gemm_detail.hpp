@@ -15,6 +15,13 @@ namespace fw::detail {
 // one k-block (32 elements of K), the kernel adds the block sums in fp32 (tiles at most 192 wide).
 enum class Accumulate { tensor_core, per_k_block };
 
+// How the wgmma kernel (and a TF32 split) is queued. after_previous: an ordinary launch, stream-ordered.
+// dependent: a programmatic dependent launch (kernels/common/dependent_launch.cuh) of the kernel queued just
+// before it by the same GEMM call (a transpose or a TF32 split, which allow it at their start): its CTAs are
+// scheduled and set up while that kernel finishes, and every thread waits in griddepcontrol.wait before its
+// first memory access. The GEMM paths use it only where the GEMM runs one round of tiles (sm90_one_round).
+enum class Launch { after_previous, dependent };
+
 struct GemmArgs {
   DType dt;
   GemmLayout b_layout;
@@ -24,6 +31,7 @@ struct GemmArgs {
   void* C;
   int64_t batch, M, N, K;
   Accumulate accumulate = Accumulate::tensor_core;  // fp32 (TF32) only
+  Launch launch = Launch::after_previous;           // the wgmma path only (gemm_sm90)
 };
 
 struct DeviceInfo {
@@ -53,6 +61,17 @@ const char* sm90_config_name(Sm90Config c);
 // (16-byte aligned A and B, row strides multiples of 16 bytes).
 bool sm90_supported(const GemmArgs& a, bool allow_tf32 = false);
 Sm90Config sm90_pick(const GemmArgs& a);
+// fp32 with B as [K, N] on TF32 wgmma, B never transposed in memory: the kernel runs the transposed problem
+// C^T = B^T A^T (sm90_tf32_kn_problem: M and N swapped, A^T's rows are A's, K-major), loading B^T's tile by
+// TMA as it lies and its fragments into registers (wgmma's register form), and stores C^T's tiles transposed.
+// gemm_sm90 takes such a call with the configuration sm90_pick gives for the transposed problem.
+// Supported: cc 9.0, no bias, A and B 16-byte aligned, K and N multiples of 4.
+GemmArgs sm90_tf32_kn_problem(const GemmArgs& a);
+bool sm90_tf32_kn_supported(const GemmArgs& a);
+int64_t sm90_tiles(const GemmArgs& a, int bm, int bn);  // bm x bn output tiles, over the batch
+// The TF32 tile of a problem with less than a wave of 128x128 tiles: 64x128 where that gives about a wave
+// (9/10 of the SMs), else 64x64 (sm90_pick's and tf32x3_config's rule).
+Sm90Config sm90_tf32_below_a_wave(const GemmArgs& a, int sms);
 // The cost model behind sm90_pick and the split-K count for 16-bit calls (gemm_sm90.cu), on a GPU of `sms`
 // SMs. Pure: no CUDA call, so that a CPU test can check its picks.
 struct Sm90Choice {
@@ -79,6 +98,11 @@ int sm90_splits_run(const GemmArgs& a, int asked);
 void gemm_sm90(const GemmArgs& a, Sm90Config c, cudaStream_t s, int splits = 0);
 int sm90_splitk(const GemmArgs& a, Sm90Config c);  // K splits a call with splits = 0 takes (1: none)
 int sm90_resident_clusters(Sm90Config c);  // the occupancy API's answer (SM count for non-cluster configs)
+// Whether every tile (and split) of the launch gets a CTA, or cluster, of its own at once: one round of the
+// persistent grid. A kernel chain before the GEMM (a transpose, TF32 splits) is queued as dependent launches
+// only then. H100, one machine, A/B/A (notes/performance.md, thirteenth round): one-round GEMMs gained 2-20%
+// (TF32 matmul 256^3 7.6 -> 6.1 us); multi-round ones took 0.99-1.50x the time (3xTF32 8192^3 13.1 -> 17.6 ms).
+bool sm90_one_round(const GemmArgs& a, Sm90Config c);
 
 // ---- fp32 at fp32 accuracy on TF32 wgmma (3xTF32: split operands, K tripled), gemm_tf32x3.cu ---------------
 // Supported: fp32, K % 4 == 0, A (and B as [N, K]) 16-byte aligned, and the wgmma kernel's rules (cc 9.0).

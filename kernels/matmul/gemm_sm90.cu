@@ -180,6 +180,11 @@ __device__ __forceinline__ void wgmma_wait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
 }
 __device__ __forceinline__ void fence_operand(float& r) { asm volatile("" : "+f"(r)::"memory"); }
+__device__ __forceinline__ uint32_t ld_shared_u32(uint32_t addr) {
+  uint32_t v;
+  asm volatile("ld.shared.b32 %0, [%1];" : "=r"(v) : "r"(addr) : "memory");
+  return v;
+}
 __device__ __forceinline__ void tma_store(const CUtensorMap* map, uint32_t src, int c0, int c1, int c2) {
   asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%0, {%2, %3, %4}], [%1];" ::"l"(
                    reinterpret_cast<uint64_t>(map)),
@@ -231,7 +236,12 @@ __device__ __forceinline__ void unit_coords(int u, const Params& p, int& sp, int
 }
 #endif  // FW_MATMUL_SM90A
 
-template <class T, class Cfg, bool B_NK, Epi E>
+// A_MN (TF32 only): the kernel's A is M-major in global memory (rows of the kernel's M contiguous): fw::gemm's
+// B[K, N] with the problem transposed, C^T = B^T A^T (gemm_sm90_tf32_kn). TF32 wgmma reads K-major operands
+// from shared memory only, so A's tile comes in by TMA as it lies (boxes of 32 M-rows x 32 k, 128-byte swizzled)
+// and each thread loads its fragment into registers for wgmma's register form; the epilogue stores the
+// transposed tile (C[n][m] = C^T[m][n]).
+template <class T, class Cfg, bool B_NK, Epi E, bool A_MN = false>
 __global__ void __launch_bounds__(Cfg::THREADS, 1)
     k_gemm_sm90(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
                 const __grid_constant__ CUtensorMap tmBt, const __grid_constant__ CUtensorMap tmC, const Params p) {
@@ -254,6 +264,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
   const int units = p.batch * p.cm_tiles * p.n_tiles * p.splits;
   constexpr int BK = Cfg::BK;
   static_assert(sizeof(T) == 2 || B_NK, "TF32 wgmma takes K-major B only");
+  static_assert(!A_MN || (sizeof(T) == 4 && B_NK && CL == 1 && E == Epi::plain && !Cfg::BLOCK_SUMS),
+                "A from registers: TF32, unsplit, cluster-free, bias-free");
   const int nkb = (p.K + BK - 1) / BK;
   // A split launch lets its reduction (k_splitk_reduce, a programmatic dependent launch) be scheduled now:
   // its blocks wait in griddepcontrol.wait for this grid to finish, so its launch is off the critical path.
@@ -270,6 +282,9 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     cluster_sync();
   else
     __syncthreads();
+  // Launch::dependent: the kernel before this one (a transpose or a TF32 split writing A or B) may still be
+  // running; nothing is read or written before it has completed. A no-op after an ordinary launch.
+  wait_for_prerequisite();
 
   if (wg == 0) {
     // ---------------- producer ----------------
@@ -287,7 +302,13 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
           mbar_wait(empty(s), ph ^ 1);
           mbar_expect_tx(full(s), uint32_t(p.a_rows * 128 + (b_tail ? p.b_tail_rows * 128 : Cfg::B_BYTES)));
           const int k0 = kb * BK;
-          tma_load(sA(s), &tmA, full(s), k0, m0, b);
+          if constexpr (A_MN) {
+            // A as [K, M]: boxes {32 M-rows, 32 k}, 4 KB each (a 128-byte row per k).
+#pragma unroll
+            for (int j = 0; j < BM / 32; ++j) tma_load(sA(s) + j * 4096, &tmA, full(s), m0 + 32 * j, k0, b);
+          } else {
+            tma_load(sA(s), &tmA, full(s), k0, m0, b);
+          }
           if (B_NK) {
             // W[N,K]: box {64 k, BN/CL rows}; rank r loads rows [r*BN/CL, (r+1)*BN/CL) of the tile.
             constexpr int ROWS = BN / CL;
@@ -366,40 +387,78 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
 #pragma unroll
         for (int i = 0; i < BN / 2; ++i) acc[i] = 0.f;
       }
-      for (int kb = kb0; kb < kb1; ++kb) {
-        mbar_wait(full(s), ph);
-        wgmma_fence();
-        const uint64_t da = make_desc(sA(s) + c * 64 * 128, 16, 1024);
-        const uint64_t db = B_NK ? make_desc(sB(s), 16, 1024) : make_desc(sB(s), p.b_lbo, p.b_sbo);
+      if constexpr (A_MN) {
+        // The thread's fragment of each k8 step: rows r, r + 8 of its warp's 16 and k = t, t + 4 (t = lane % 4),
+        // read through the box's swizzle (16-byte chunk ^ k % 8), all four steps' before their wgmmas. wgmma
+        // reads the registers asynchronously, so each k-block's wgmmas complete (wgmma_wait<0>) before the
+        // next k-block's fragments are loaded; the other consumer's wgmmas keep the tensor cores busy meanwhile.
+        // (Two fragment buffers, loading one while the other's wgmmas ran, made ptxas serialize every wgmma,
+        // C7513: 5-18% slower on the --tf32 matmul report, H100.)
+        const uint32_t box_off = uint32_t((c * 64 + warp * 16) / 32) * 4096;
+        const int r = (warp * 16) % 32 + lane / 4;
+        uint32_t af[4][4];
+        for (int kb = kb0; kb < kb1; ++kb) {
+          mbar_wait(full(s), ph);
+          const uint32_t box = sA(s) + box_off;
 #pragma unroll
-        for (int kk = 0; kk < 4; ++kk) {
-          // +32 bytes per k-step inside a 128-byte swizzled row (K-major); +16 rows (N-major).
-          const uint64_t dbk = B_NK ? db + uint64_t(2 * kk) : db + uint64_t(128 * kk);
-          if constexpr (BLOCK_SUMS)
-            Wgmma<BN, T, B_NK ? 0 : 1>::mma(blk, da + uint64_t(2 * kk), dbk, kk != 0);
-          else
-            Wgmma<BN, T, B_NK ? 0 : 1>::mma(acc, da + uint64_t(2 * kk), dbk, kb != kb0 || kk != 0);
-        }
-        wgmma_commit();
-        if constexpr (BLOCK_SUMS) {
+          for (int kk = 0; kk < 4; ++kk)
+#pragma unroll
+            for (int q = 0; q < 4; ++q) {
+              const int row = r + 8 * (q & 1), k = 8 * kk + lane % 4 + 4 * (q >> 1);
+              af[kk][q] = ld_shared_u32(box + k * 128 + (((row / 4) ^ (k % 8)) << 4) + (row % 4) * 4);
+            }
+          wgmma_fence();
+          const uint64_t db = make_desc(sB(s), 16, 1024);
+#pragma unroll
+          for (int kk = 0; kk < 4; ++kk)
+            WgmmaTf32Rs<BN>::mma(acc, af[kk], db + uint64_t(2 * kk), kb != kb0 || kk != 0);
+          wgmma_commit();
           wgmma_wait<0>();
-#pragma unroll
-          for (int i = 0; i < BN / 2; ++i) {
-            fence_operand(blk[i]);
-            acc[i] += blk[i];
-          }
           release(s);
-        } else {
-          wgmma_wait<1>();
-          if (kb > kb0) release(prev);
-          prev = s;
+          if (++s == STAGES) {
+            s = 0;
+            ph ^= 1;
+          }
         }
-        if (++s == STAGES) {
-          s = 0;
-          ph ^= 1;
+      } else {
+        for (int kb = kb0; kb < kb1; ++kb) {
+          mbar_wait(full(s), ph);
+          wgmma_fence();
+          const uint64_t da = make_desc(sA(s) + c * 64 * 128, 16, 1024);
+          const uint64_t db = B_NK ? make_desc(sB(s), 16, 1024) : make_desc(sB(s), p.b_lbo, p.b_sbo);
+#pragma unroll
+          for (int kk = 0; kk < 4; ++kk) {
+            // +32 bytes per k-step inside a 128-byte swizzled row (K-major); +16 rows (N-major).
+            const uint64_t dbk = B_NK ? db + uint64_t(2 * kk) : db + uint64_t(128 * kk);
+            if constexpr (BLOCK_SUMS)
+              Wgmma<BN, T, B_NK ? 0 : 1>::mma(blk, da + uint64_t(2 * kk), dbk, kk != 0);
+            else
+              Wgmma<BN, T, B_NK ? 0 : 1>::mma(acc, da + uint64_t(2 * kk), dbk, kb != kb0 || kk != 0);
+          }
+          wgmma_commit();
+          if constexpr (BLOCK_SUMS) {
+            wgmma_wait<0>();
+#pragma unroll
+            for (int i = 0; i < BN / 2; ++i) {
+              fence_operand(blk[i]);
+              acc[i] += blk[i];
+            }
+            release(s);
+          } else {
+            wgmma_wait<1>();
+            if (kb > kb0) release(prev);
+            prev = s;
+          }
+          if (++s == STAGES) {
+            s = 0;
+            ph ^= 1;
+          }
         }
       }
-      if constexpr (!BLOCK_SUMS) {
+      if constexpr (A_MN) {
+#pragma unroll
+        for (int i = 0; i < BN / 2; ++i) fence_operand(acc[i]);
+      } else if constexpr (!BLOCK_SUMS) {
         wgmma_wait<0>();
 #pragma unroll
         for (int i = 0; i < BN / 2; ++i) fence_operand(acc[i]);
@@ -438,6 +497,24 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
           }
         }
       };
+      if constexpr (A_MN) {
+        // C^T's tile into C: acc row r (C's column) and column n (C's row) go to C[n][r]. A store instruction's
+        // lanes write 8 consecutive rows r (32 bytes of one C row) for each of 4 columns n: whole sectors.
+        T* dst = Cp + int64_t(b) * p.M * p.N;
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            const int col = colb + 8 * j + e;
+            if (col >= p.N) continue;
+#pragma unroll
+            for (int i = 0; i < 2; ++i) {
+              const int row = row0 + 8 * i;
+              if (row < p.M) dst[int64_t(col) * p.M + row] = acc[4 * j + 2 * i + e];
+            }
+          }
+        continue;
+      }
       if constexpr (E == Epi::partial) {
         // Split-K: this split's fp32 partial sums, bias-free (k_splitk_reduce adds the bias).
         store_regs(p.partial + (int64_t(sp) * p.batch + b) * p.M * p.N, p.N % 2 == 0);
@@ -610,10 +687,10 @@ struct KernelState {
 
 // Sets the kernel's shared-memory limit once per device and returns how many clusters (CTAs when
 // CL == 1) can be resident at once: the persistent grid size.
-template <class T, class Cfg, bool B_NK, Epi E>
+template <class T, class Cfg, bool B_NK, Epi E, bool A_MN = false>
 int resident_clusters() {
   constexpr int CL = Cfg::CL;
-  auto kern = k_gemm_sm90<T, Cfg, B_NK, E>;
+  auto kern = k_gemm_sm90<T, Cfg, B_NK, E, A_MN>;
   const DeviceInfo& dev = current_device_info();
   static KernelState st;
   const int d = dev.device & 63;
@@ -748,11 +825,12 @@ void splitk_reduce(const GemmArgs& a, const float* partial, int splits, cudaStre
     launch_dependent(k_splitk_reduce<T, 1>, grid, dim3(kThreads), s, partial, bias, C, count, int(a.N), splits);
 }
 
-template <class T, class Cfg, bool B_NK, Epi E>
+// A_MN: a.A is M-major ([K, M] per batch: the kernel's A of gemm_sm90_tf32_kn's transposed problem).
+template <class T, class Cfg, bool B_NK, Epi E, bool A_MN = false>
 void launch(const GemmArgs& a, const SplitK& sk, cudaStream_t stream) {
   constexpr int BM = Cfg::BM, BN = Cfg::BN, CL = Cfg::CL;
-  auto kern = k_gemm_sm90<T, Cfg, B_NK, E>;
-  const int resident = resident_clusters<T, Cfg, B_NK, E>();
+  auto kern = k_gemm_sm90<T, Cfg, B_NK, E, A_MN>;
+  const int resident = resident_clusters<T, Cfg, B_NK, E, A_MN>();
 
   const int64_t M = a.M, N = a.N, K = a.K, B = a.batch;
   constexpr int BK = Cfg::BK;
@@ -761,8 +839,9 @@ void launch(const GemmArgs& a, const SplitK& sk, cudaStream_t stream) {
   // grid (gemm_sweep, H100). When M is one short tile the boxes (A's, and C's for the TMA store) stop at
   // M, rounded up to a swizzle atom of 8 rows: 17.0 us at M = 16, 17.3 at M = 32 (bench_ops: matmul
   // 16x4096x4096 bf16 18.2 -> 14.6 us, 0.84x -> 1.08x LibTorch).
-  const int a_rows = CL == 1 && M < BM ? int(std::min<int64_t>(BM, (M + 7) / 8 * 8)) : BM;
-  const CUtensorMap tmA = cached_map(a.A, a.dt, uint64_t(K), uint64_t(M), uint64_t(B), BK, uint32_t(a_rows));
+  const int a_rows = !A_MN && CL == 1 && M < BM ? int(std::min<int64_t>(BM, (M + 7) / 8 * 8)) : BM;
+  const CUtensorMap tmA = A_MN ? cached_map(a.A, a.dt, uint64_t(M), uint64_t(K), uint64_t(B), 32, BK)
+                               : cached_map(a.A, a.dt, uint64_t(K), uint64_t(M), uint64_t(B), BK, uint32_t(a_rows));
   const CUtensorMap tmB = B_NK ? cached_map(a.B, a.dt, uint64_t(K), uint64_t(N), uint64_t(B), BK, BN / CL)
                                : cached_map(a.B, a.dt, uint64_t(N), uint64_t(K), uint64_t(B), 64, BK);
   const int b_tail_rows = B_NK && CL == 1 && N % BN != 0 ? int((N % BN + 7) / 8 * 8) : 0;
@@ -806,13 +885,22 @@ void launch(const GemmArgs& a, const SplitK& sk, cudaStream_t stream) {
   cfg.blockDim = dim3(Cfg::THREADS);
   cfg.dynamicSmemBytes = Cfg::SMEM;
   cfg.stream = stream;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = CL;
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
+  cudaLaunchAttribute attr[2];
+  unsigned n_attr = 0;
+  if (CL > 1) {
+    attr[n_attr].id = cudaLaunchAttributeClusterDimension;
+    attr[n_attr].val.clusterDim.x = CL;
+    attr[n_attr].val.clusterDim.y = 1;
+    attr[n_attr].val.clusterDim.z = 1;
+    ++n_attr;
+  }
+  if (a.launch == Launch::dependent) {
+    attr[n_attr].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[n_attr].val.programmaticStreamSerializationAllowed = 1;
+    ++n_attr;
+  }
   cfg.attrs = attr;
-  cfg.numAttrs = CL > 1 ? 1 : 0;
+  cfg.numAttrs = n_attr;
   FW_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kern, tmA, tmB, tmBt, tmC, p));
   FW_CHECK_LAUNCH();
   if (sk.splits > 1) splitk_reduce<T>(a, p.partial, sk.splits, stream);
@@ -843,7 +931,12 @@ void launch_cfg(const GemmArgs& a, Sm90Config c, cudaStream_t s, int splits) {
     using Cfg = TileCfg<T, BN, NC, STAGES, CL>;
     const SplitK one{1, int(ceil_div(a.K, int64_t(Cfg::BK)))};
     if constexpr (std::is_same<T, float>::value) {
-      FW_REQUIRE(nk, "TF32 wgmma needs B as [N, K]");
+      if (!nk) {  // B[K, N]: the transposed problem, B^T's fragments through registers
+        FW_REQUIRE(CL == 1 && a.accumulate == Accumulate::tensor_core && sm90_tf32_kn_supported(a),
+                   "gemm_sm90: TF32 with B as [K, N] takes a cluster-free configuration, no bias, no block sums");
+        if constexpr (CL == 1) launch<T, Cfg, true, Epi::plain, true>(sm90_tf32_kn_problem(a), one, s);
+        return;
+      }
       if (a.accumulate == Accumulate::tensor_core) return launch_epi<T, Cfg, true>(a, one, s);
       if constexpr (BN <= 192)
         launch_epi<T, TileCfg<T, BN, NC, STAGES, CL, true>, true>(a, one, s);
@@ -883,6 +976,16 @@ int sm90_resident_clusters(Sm90Config c) {
     case Sm90Config::bm128_bn128_cl2: return resident_clusters<__nv_bfloat16, TileCfg<__nv_bfloat16, 128, 2, 6, 2>, false, Epi::plain>();
     default: return current_device_info().sms;
   }
+}
+
+bool sm90_one_round(const GemmArgs& a, Sm90Config c) {
+  int cl = 1;
+  Sm90Config tile = c;  // the cluster-free configuration of the same tile
+  if (c == Sm90Config::bm128_bn256_cl2) cl = 2, tile = Sm90Config::bm128_bn256_cl1;
+  if (c == Sm90Config::bm128_bn128_cl2) cl = 2, tile = Sm90Config::bm128_bn128_cl1;
+  for (const Sm90Tile& t : kSm90ModelTiles)
+    if (t.config == tile) return sm90_tiles(a, cl * t.bm, t.bn) * sm90_splitk(a, c) <= sm90_resident_clusters(c);
+  return false;
 }
 
 int sm90_splitk(const GemmArgs& a, Sm90Config c) {
@@ -935,15 +1038,42 @@ bool sm90_supported(const GemmArgs& a, bool allow_tf32) {
   return sm90_kernels_loaded();
 }
 
+GemmArgs sm90_tf32_kn_problem(const GemmArgs& a) {
+  GemmArgs t = a;
+  t.A = a.B;
+  t.B = a.A;
+  t.M = a.N;
+  t.N = a.M;
+  t.b_layout = GemmLayout::nk;
+  return t;
+}
+
+bool sm90_tf32_kn_supported(const GemmArgs& a) {
+  if (a.dt != DType::f32 || a.b_layout != GemmLayout::kn || a.bias != nullptr) return false;
+  // The kernel's tensor maps: A^T from A's rows (K % 4, checked as the problem's K), B^T from B [K, N], whose
+  // rows of N floats must be 16-byte multiples too.
+  return a.N % 4 == 0 && sm90_supported(sm90_tf32_kn_problem(a), true);
+}
+
+int64_t sm90_tiles(const GemmArgs& a, int bm, int bn) {
+  return a.batch * ceil_div(a.M, int64_t(bm)) * ceil_div(a.N, int64_t(bn));
+}
+
+Sm90Config sm90_tf32_below_a_wave(const GemmArgs& a, int sms) {
+  return 10 * sm90_tiles(a, 64, 128) >= 9 * sms ? Sm90Config::bm64_bn128 : Sm90Config::bm64_bn64;
+}
+
 Sm90Config sm90_pick(const GemmArgs& a) {
   if (is_16bit(a.dt)) return memo_choice(a).config;  // the cost model (sm90_model_choice)
   const int sms = current_device_info().sms;
-  auto tiles = [&](int bm, int bn) { return a.batch * ceil_div(a.M, bm) * ceil_div(a.N, bn); };
-  // TF32: the largest tile that still gives about a full wave (measured on H100: 128x256 from 2048^3 up).
-  if (10 * tiles(128, 256) >= 9 * sms) return Sm90Config::bm128_bn256_cl1;
-  if (tiles(128, 128) >= sms) return Sm90Config::bm128_bn128_cl1;
-  if (10 * tiles(64, 128) >= 9 * sms) return Sm90Config::bm64_bn128;
-  return Sm90Config::bm64_bn64;
+  // TF32: the largest tile that still gives about a full wave (measured on H100: 128x256 from 2048^3 up), or
+  // that takes no more rounds of the persistent grid than 128x128 at twice the work a tile (C^T = B^T A^T of
+  // matmul 4096x896x4864: 112 tiles of 128x256 in one round, where 128x128 took two rounds of 224 tiles).
+  const int64_t t256 = sm90_tiles(a, 128, 256), t128 = sm90_tiles(a, 128, 128);
+  const int64_t rounds256 = ceil_div(t256, int64_t(sms)), rounds128 = ceil_div(t128, int64_t(sms));
+  if (10 * t256 >= 9 * sms || (rounds128 > 1 && 2 * rounds256 <= rounds128)) return Sm90Config::bm128_bn256_cl1;
+  if (t128 >= sms) return Sm90Config::bm128_bn128_cl1;
+  return sm90_tf32_below_a_wave(a, sms);
 }
 
 void gemm_sm90(const GemmArgs& a, Sm90Config c, cudaStream_t s, int splits) {

@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "kernels/common/check.hpp"
+#include "kernels/common/dependent_launch.cuh"
 #include "kernels/common/types.cuh"
 #include "kernels/layout/layout.hpp"
 #include "kernels/matmul/gemm_detail.hpp"
@@ -26,6 +27,10 @@ namespace {
 template <bool SmallMiddle>
 __global__ void __launch_bounds__(256) split_rows(const float4* __restrict__ src, float4* __restrict__ dst,
                                                   int64_t n4, int64_t k4) {
+  // Queued as a dependent of the kernel before it in gemm_tf32x3 (or first, then the wait returns at once):
+  // the next kernel may be scheduled now; this one reads nothing before its prerequisite has completed.
+  allow_dependents();
+  wait_for_prerequisite();
   const int64_t i = int64_t(blockIdx.x) * 256 + threadIdx.x;
   if (i >= n4) return;
   const int64_t r = i / k4, c = i - r * k4;
@@ -39,22 +44,30 @@ __global__ void __launch_bounds__(256) split_rows(const float4* __restrict__ src
   row[2 * k4] = SmallMiddle ? big : small;
 }
 
+// Launch::dependent: a programmatic dependent of the kernel queued before it by gemm_tf32x3.
 template <bool SmallMiddle>
-void split(const void* src, int64_t rows, int64_t K, void* dst, cudaStream_t s) {
+void split(const void* src, int64_t rows, int64_t K, void* dst, Launch launch, cudaStream_t s) {
   const int64_t n4 = rows * (K / 4);
   if (n4 == 0) return;
   const int64_t blocks = ceil_div(n4, 256);
   FW_REQUIRE(blocks <= int64_t(INT32_MAX), "operand too large for the TF32 split");
-  split_rows<SmallMiddle><<<unsigned(blocks), 256, 0, s>>>(static_cast<const float4*>(src),
-                                                            static_cast<float4*>(dst), n4, K / 4);
-  FW_CHECK_LAUNCH();
+  const auto* in = static_cast<const float4*>(src);
+  auto* out = static_cast<float4*>(dst);
+  if (launch == Launch::dependent) {
+    launch_dependent(split_rows<SmallMiddle>, dim3(unsigned(blocks)), dim3(256), s, in, out, n4, K / 4);
+  } else {
+    split_rows<SmallMiddle><<<unsigned(blocks), 256, 0, s>>>(in, out, n4, K / 4);
+    FW_CHECK_LAUNCH();
+  }
 }
 
 // The GEMM the split operands go through: fp32 (TF32 wgmma), both operands [rows, 3K] in scratches.
 // Its k-block sums are added in fp32 (Accumulate::per_k_block): summed over all of K by the tensor cores,
 // the error grew as ~1e-8 K (4.2e-5 at K = 4096 on H100, against fp32 SIMT's 1.1e-6).
 GemmArgs tripled(const GemmArgs& a, const void* a3, const void* b3) {
-  return GemmArgs{DType::f32, GemmLayout::nk, a3, b3, a.bias, a.C, a.batch, a.M, a.N, 3 * a.K, Accumulate::per_k_block};
+  GemmArgs t{DType::f32, GemmLayout::nk, a3, b3, a.bias, a.C, a.batch, a.M, a.N, 3 * a.K};
+  t.accumulate = Accumulate::per_k_block;
+  return t;
 }
 
 }  // namespace
@@ -71,17 +84,24 @@ bool tf32x3_supported(const GemmArgs& a) {
 void gemm_tf32x3(const GemmArgs& a, cudaStream_t s) {
   FW_REQUIRE(tf32x3_supported(a), "gemm_tf32x3: needs fp32, K % 4 == 0, 16-byte aligned operands and cc 9.0");
   const int64_t a_rows = a.batch * a.M, b_rows = a.batch * a.N;
-  const void* b_nk = a.B;
+  void* a3 = scratch(Scratch::tf32x3_a, size_t(a_rows * 3 * a.K) * sizeof(float));
+  void* b3 = scratch(Scratch::tf32x3_b, size_t(b_rows * 3 * a.K) * sizeof(float));
+  GemmArgs g = tripled(a, a3, b3);
+  const Sm90Config c = tf32x3_config(a);
+  // Where the GEMM runs one round of tiles, each kernel after the first is a programmatic dependent of the one
+  // before (its launch overlaps that kernel's end; it waits for it to complete before reading), so the chain
+  // keeps stream order (sm90_one_round says why only then).
+  const Launch chain = sm90_one_round(g, c) ? Launch::dependent : Launch::after_previous;
+  g.launch = chain;
   if (a.b_layout == GemmLayout::kn) {
     void* t = scratch(Scratch::tf32_b_transposed, size_t(b_rows * a.K) * sizeof(float));
     layout::transpose_last2(a.B, t, a.batch, a.K, a.N, DType::f32, s);
-    b_nk = t;
+    split<true>(t, b_rows, a.K, b3, chain, s);
+  } else {
+    split<true>(a.B, b_rows, a.K, b3, Launch::after_previous, s);
   }
-  void* a3 = scratch(Scratch::tf32x3_a, size_t(a_rows * 3 * a.K) * sizeof(float));
-  void* b3 = scratch(Scratch::tf32x3_b, size_t(b_rows * 3 * a.K) * sizeof(float));
-  split<false>(a.A, a_rows, a.K, a3, s);
-  split<true>(b_nk, b_rows, a.K, b3, s);
-  gemm_sm90(tripled(a, a3, b3), tf32x3_config(a), s);
+  split<false>(a.A, a_rows, a.K, a3, chain, s);
+  gemm_sm90(g, c, s);
 }
 
 // The tile: 128 rows by 192 or 128 columns (the block sums' second set of accumulators allows at most 192),
@@ -90,15 +110,14 @@ void gemm_tf32x3(const GemmArgs& a, cudaStream_t s) {
 // 1729 us, 2048^3 312 against 246, 4096x896x4864 732 against 573, 4096x11008x4096 4323 against 4610);
 // problems of less than a wave of 128x128 tiles take 64-row tiles, as the TF32 path does.
 Sm90Config tf32x3_config(const GemmArgs& a) {
-  const int64_t sms = current_device_info().sms;
-  auto tiles = [&](int64_t bm, int64_t bn) { return a.batch * ceil_div(a.M, bm) * ceil_div(a.N, bn); };
-  if (tiles(128, 128) >= sms) {
-    const int64_t rounds192 = ceil_div(tiles(128, 192), sms), rounds128 = ceil_div(tiles(128, 128), sms);
+  const int sms = current_device_info().sms;
+  if (sm90_tiles(a, 128, 128) >= sms) {
+    const int64_t rounds192 = ceil_div(sm90_tiles(a, 128, 192), int64_t(sms));
+    const int64_t rounds128 = ceil_div(sm90_tiles(a, 128, 128), int64_t(sms));
     // 192-wide when rounds192 x 1.5 x 0.875 (= 21/16) < rounds128.
     return rounds192 * 21 < rounds128 * 16 ? Sm90Config::bm128_bn192 : Sm90Config::bm128_bn128_cl1;
   }
-  if (10 * tiles(64, 128) >= 9 * sms) return Sm90Config::bm64_bn128;
-  return Sm90Config::bm64_bn64;
+  return sm90_tf32_below_a_wave(a, sms);
 }
 
 }  // namespace fw::detail

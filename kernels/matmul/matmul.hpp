@@ -5,11 +5,13 @@
 //
 // Paths, chosen per call (gemm_path() names the one a call would take):
 //   fp32, allow_tf32  TF32 tensor cores, fp32 accumulation. On cc 9.0 the TMA + wgmma kernel below
-//                     (TF32 operands = fp32 with the low mantissa bits ignored): W as [N,K] directly,
-//                     B as [K,N] after transposing it into a per-device scratch (TF32 wgmma reads
-//                     K-major B only) when M >= 256 (fewer rows: the exact fp32 paths below are
-//                     faster than the transpose); elsewhere mma.sync m16n8k8 (gemm_mma.cu, inputs
-//                     rounded to nearest TF32).
+//                     (TF32 operands = fp32 with the low mantissa bits ignored): W as [N,K] directly;
+//                     B as [K,N] (no bias, N % 4 == 0) as the transposed problem C^T = B^T A^T, B^T's
+//                     tiles loaded as they lie and read into registers for wgmma's register form (TF32
+//                     wgmma reads K-major operands only from shared memory), C^T stored transposed; other
+//                     B[K,N] with M >= 256 after transposing B into a per-device scratch; elsewhere
+//                     mma.sync m16n8k8 (gemm_mma.cu, inputs rounded to nearest TF32). A B[K,N] vector (M = 1)
+//                     that the cluster GEMV below takes stays on it.
 //   fp32, B[K,N], M = 1, batch 1, N >= 2048, K >= 1024, 16-byte aligned, cc 9.0: the cluster GEMV below
 //                     (gemv_sm90.cu), 4 columns a lane.
 //   fp32, M <= 16     streaming kernel over B with split-K (gemm_skinny.cu), batch 1 only.

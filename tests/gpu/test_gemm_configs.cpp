@@ -4,7 +4,9 @@
 // shapes (the cluster pairs, 128x192 outside N ~ 10^4) would otherwise go untested. Operands are multiples
 // of 1/32 in [-1, 1] (exact in bf16, fp16 and TF32), so every product and every fp32 partial sum at these K
 // is exact: the only error left is the one rounding of C to its type, at most half an ulp (TF32 with fp32
-// C: none). Shapes with tails in M, N and K, a batch, decode-like M = 1, and more tiles than SMs.
+// C: none). Shapes with tails in M, N and K, a batch, decode-like M = 1, and more tiles than SMs. TF32 with B
+// as [K, N] runs the transposed problem with A's fragments from registers (sm90_tf32_kn_supported), on every
+// cluster-free configuration.
 // Skipped, with the reason, without a GPU or where the sm_90a kernels cannot run (not cc 9.0).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -124,7 +126,8 @@ void check_all(DType dt, GemmLayout layout, bool with_bias, const Dims& d, int& 
   CUDA_OK(cudaMemcpy(dbias, hbias.data(), hbias.size(), cudaMemcpyHostToDevice));
   const GemmArgs args{dt, layout, da, db, with_bias ? dbias : nullptr, dc, B, M, N, K};
   const bool tf32 = dt == DType::f32;
-  if (!fw::detail::sm90_supported(args, tf32)) {
+  const bool tf32_kn = tf32 && layout == GemmLayout::kn;  // C^T = B^T A^T (gemm_sm90.cu, A_MN)
+  if (!(tf32_kn ? fw::detail::sm90_tf32_kn_supported(args) : fw::detail::sm90_supported(args, tf32))) {
     cudaFree(da), cudaFree(db), cudaFree(dbias), cudaFree(dc);
     return;
   }
@@ -137,6 +140,7 @@ void check_all(DType dt, GemmLayout layout, bool with_bias, const Dims& d, int& 
     for (int splits : {1, 3, -1}) {
       if (splits > 1 && (cluster || tf32)) continue;  // split-K: 16-bit, cluster-free configurations
       if (splits < 0 && !(tf32 && narrow)) continue;
+      if (tf32_kn && (cluster || splits != 1)) continue;  // cluster-free, no block sums
       GemmArgs run = args;
       if (splits < 0) run.accumulate = fw::detail::Accumulate::per_k_block;
       CUDA_OK(cudaMemset(dc, 0xFF, got.size()));        // NaN in every type: an unwritten element fails
@@ -175,7 +179,8 @@ TEST_F(GemmConfigs, EveryConfigurationExact16Bit) {
 
 TEST_F(GemmConfigs, EveryConfigurationExactTf32) {
   int ran = 0;
-  for (const Dims& d : kShapes) check_all(DType::f32, GemmLayout::nk, true, d, ran);
+  for (GemmLayout layout : {GemmLayout::nk, GemmLayout::kn})
+    for (const Dims& d : kShapes) check_all(DType::f32, layout, layout == GemmLayout::nk, d, ran);
   if (ran == 0) GTEST_SKIP() << "the sm_90a wgmma kernels do not run on this GPU (cc 9.0 only)";
 }
 
