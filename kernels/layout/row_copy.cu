@@ -8,6 +8,7 @@
 //   expand        rows read from one source row (pitch 0)
 //   gather        row r read from table row idx[r]
 //   permute_0213  output row (b,h,s) (D elements) read from source row (b,s,h)
+// (A copy of a whole aligned buffer, and what reduces to one, takes copy16_kernel instead.)
 //
 // One version: each thread owns U = 1 (gather: 2) destination chunks of 16 bytes (aligned to 16 in the
 // address space, coalesced across the block: chunk = block*256*U + u*256 + thread; a small gather takes
@@ -229,6 +230,16 @@ __global__ void __launch_bounds__(Cfg::kThreads) row_copy_kernel(const Args a) {
   }
 }
 
+// copy of a whole buffer, both ends 16-byte aligned and a multiple of 16 bytes: one 16-byte load and store a
+// thread with no index arithmetic before the load. row_copy_kernel locates each chunk's source first, which
+// the smallest copies paid in latency: H100, A/B/A, copy 512^2 fp32 2.11 -> 1.92 us, 32^3 bf16 1.66 -> 1.47
+// (LibTorch's cudaMemcpyAsync: 1.88, 1.47), the same within 1% from 2048^2 up.
+__global__ void __launch_bounds__(256) copy16_kernel(const uint4* __restrict__ src, uint4* __restrict__ dst,
+                                                     int64_t n) {
+  const int64_t i = int64_t(blockIdx.x) * 256 + threadIdx.x;
+  if (i < n) dst[i] = __ldg(src + i);
+}
+
 int elem_size(DType dt) {
   if (dt != DType::f32 && dt != DType::f16 && dt != DType::bf16)
     throw std::invalid_argument(std::string("layout kernels: unsupported dtype ") + opbench::dtype_name(dt));
@@ -305,6 +316,16 @@ void run(const void* src0, int64_t ld0, int64_t len0, const void* src1, int64_t 
 
 void copy(const void* src, void* dst, int64_t numel, DType dt, cudaStream_t stream) {
   FW_REQUIRE(numel >= 0, "negative numel");
+  const int64_t bytes = numel * elem_size(dt);
+  const uintptr_t ends = reinterpret_cast<uintptr_t>(src) | reinterpret_cast<uintptr_t>(dst);
+  if (bytes > 0 && bytes % 16 == 0 && (ends & 15) == 0) {
+    const int64_t n16 = bytes / 16;
+    FW_REQUIRE(ceil_div(n16, int64_t(256)) <= int64_t(INT32_MAX), "output too large");
+    copy16_kernel<<<unsigned(ceil_div(n16, int64_t(256))), 256, 0, stream>>>(static_cast<const uint4*>(src),
+                                                                             static_cast<uint4*>(dst), n16);
+    FW_CHECK_LAUNCH();
+    return;
+  }
   run<PlainConfig>(src, 0, numel, nullptr, 0, 0, 1, dst, dt, Src::plain, nullptr, 1, 1, stream);
 }
 
