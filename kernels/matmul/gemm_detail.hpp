@@ -125,11 +125,12 @@ void gemm_gemv(const GemmArgs& a, cudaStream_t s);
 // ---- fp32 SIMT, gemm_simt.cu -------------------------------------------------------------------------
 bool simt_vector_ok(const GemmArgs& a);  // 16-byte copies of B[K, N] possible
 // Tile configurations (index: see simt_config_name, e.g. "128x128/8x16": block tile / thread tile).
-constexpr int kSimtConfigs = 3;
+constexpr int kSimtConfigs = 4;
 const char* simt_config_name(int c);
 int simt_pick(const GemmArgs& a);
-// Split-K count for `tiles` output tiles of `nkb` k-blocks on `sms` SMs (1: none). Pure, for a CPU test.
-int simt_split_count(int64_t tiles, int64_t nkb, int64_t sms);
+// Split-K count for `tiles` output tiles of `nkb` k-blocks on `sms` SMs (1: none), chunks of at least
+// `min_chunk` k-blocks (and at least four chunks' worth of K to split). Pure, for a CPU test.
+int simt_split_count(int64_t tiles, int64_t nkb, int64_t sms, int64_t min_chunk = 8);
 void gemm_simt(const GemmArgs& a, cudaStream_t s);
 
 // ---- scratch buffers (gemm.cu): one grow-only buffer per device and use, freed at exit --------------------

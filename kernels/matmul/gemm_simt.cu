@@ -311,6 +311,7 @@ __global__ void k_fill_bias(T* C, const T* bias, int64_t rows, int64_t N) {
 using Cfg0 = SimtCfg<128, 256, 16, 2, 4, 8, 1, 3>;  // 64x64, 8x16, 256 (cuBLAS's SGEMM tile, mirrored)
 using Cfg1 = SimtCfg<128, 128, 8, 2, 2, 8, 2, 3>;   // 64x64, 8x16, 128
 using Cfg2 = SimtCfg<64, 64, 16, 2, 2, 4, 4, 3>;    // 32x32, 8x4, 128
+using Cfg3 = SimtCfg<32, 32, 16, 1, 2, 8, 8, 3>;    // 32x16, 4x4, 64 (cuBLAS's 32x32 tile for small problems)
 
 }  // namespace fw::simt
 
@@ -324,14 +325,16 @@ bool simt_vector_ok(const GemmArgs& a) {
 // Split-K when one problem has too few output tiles to fill the GPU (decode-like M = 1 .. 64, small
 // squares): the K chunks run in parallel and add into a zeroed C. Measured on H100 before it:
 // {64, 4096, 4096} fp32 at 0.35 ms (64 blocks for 132 SMs) against cuBLAS's 0.06 ms.
-// The count: at least two blocks an SM on average (`want`), chunks of at least 8 k-blocks, at most 64;
+// The count: at least two blocks an SM on average (`want`), chunks of at least `min_chunk` k-blocks (8; 4
+// for the 32x32 tile, whose chunks are a quarter of the work: 256^3 in 4 chunks of 4 took 6.4 us against
+// 7.1 unsplit, H100, where the 64x64 tile split from 16 k-blocks lost, 10.1 -> 10.8), at most 64;
 // from `want` up to twice it, the count whose busiest SM has the least to do. The blocks all fit at once
 // (the splitting configuration holds four an SM), so the busiest SM runs ceil(tiles * s / sms) blocks of
 // ceil(nkb / s) k-blocks. {64, 4096, 4096}: `want` alone gave 5 splits, 320 blocks, 3 on 56 SMs and 2 on
 // the others (156 k-blocks on the busiest); 8 splits give 4 blocks of 32 (128).
-int simt_split_count(int64_t tiles, int64_t nkb, int64_t sms) {
-  if (tiles >= sms || nkb < 32) return 1;
-  const int64_t want = ceil_div(2 * sms, tiles), most = std::min<int64_t>(nkb / 8, 64);
+int simt_split_count(int64_t tiles, int64_t nkb, int64_t sms, int64_t min_chunk) {
+  if (tiles >= sms || nkb < 4 * min_chunk) return 1;
+  const int64_t want = ceil_div(2 * sms, tiles), most = std::min<int64_t>(nkb / min_chunk, 64);
   const auto busiest = [&](int64_t s) { return ceil_div(tiles * s, sms) * ceil_div(nkb, s); };
   int64_t best = std::min(want, most);
   for (int64_t s = best + 1; s <= std::min(2 * want, most); ++s)
@@ -343,8 +346,9 @@ namespace {
 template <class Cfg>
 int simt_splits(const GemmArgs& a) {
   if (a.batch != 1) return 1;
+  constexpr int64_t kMinChunk = Cfg::BM * Cfg::BN <= 32 * 32 ? 4 : 8;  // simt_split_count says why
   return simt_split_count(ceil_div(a.M, Cfg::BM) * ceil_div(a.N, Cfg::BN), ceil_div(a.K, Cfg::BK),
-                          current_device_info().sms);
+                          current_device_info().sms, kMinChunk);
 }
 
 template <class Cfg, bool B_NK, bool VEC>
@@ -404,7 +408,7 @@ void launch_simt(const GemmArgs& a, cudaStream_t s, bool vec) {
 }  // namespace
 
 const char* simt_config_name(int c) {
-  static const char* const names[kSimtConfigs] = {"128x256/8x16", "128x128/8x16", "64x64/8x4"};
+  static const char* const names[kSimtConfigs] = {"128x256/8x16", "128x128/8x16", "64x64/8x4", "32x32/4x4"};
   return c >= 0 && c < kSimtConfigs ? names[c] : "?";
 }
 
@@ -412,10 +416,14 @@ int simt_pick(const GemmArgs& a) {
   // Measured on H100, % of cuBLAS's SGEMM (tuning harness, B as [K,N] / as [N,K]):
   //   128x256/8x16 from two waves of its blocks up: 4096^3 96% / 96%, 8192^3 97%;
   //   128x128/8x16 (two blocks per SM) from one wave: 2048^3 90% / 93%, 4096x896x4864 94% / 85%;
-  //   64x64/8x4 below: 1024^3 92%, 512^3 84%, 8x512^3 93%, 256^3 147%, M = 64 (split-K) 84% / 90%.
+  //   64x64/8x4 below: 1024^3 92%, 512^3 84%, 8x512^3 93%, 256^3 147%, M = 64 (split-K) 84% / 90%;
+  //   32x32/4x4 (cuBLAS's tile there) for less than half a wave of 64x64 tiles and K <= 512: bench_ops,
+  //   A/B/A against 64x64/8x4, matmul 256^3 10.3 -> 6.4 us (split 4), 512^3 15.8 -> 13.5, linear 256^3 11.1 ->
+  //   6.6, 512^3 16.5 -> 14.8; at K = 4096 (M = 64: 64x64 split 8 ways, 62 us) it lost (94 us).
   const int64_t sms = current_device_info().sms;
   if (a.batch * ceil_div(a.M, 128) * ceil_div(a.N, 256) >= 2 * sms) return 0;
   if (a.batch * ceil_div(a.M, 128) * ceil_div(a.N, 128) >= sms) return 1;
+  if (2 * a.batch * ceil_div(a.M, 64) * ceil_div(a.N, 64) < sms && a.K <= 512) return 3;
   return 2;
 }
 
@@ -428,6 +436,7 @@ void gemm_simt(const GemmArgs& a, cudaStream_t s) {
     case 0: return launch_simt<Cfg0>(a, s, vec);
     case 1: return launch_simt<Cfg1>(a, s, vec);
     case 2: return launch_simt<Cfg2>(a, s, vec);
+    case 3: return launch_simt<Cfg3>(a, s, vec);
     default: break;
   }
   throw std::invalid_argument("gemm_simt: unknown configuration");

@@ -156,6 +156,9 @@ TEST(SimtSplits, BusiestSmNeverWorseThanTwoBlocksAnSm) {
   EXPECT_LT(busiest(64, 256, 8), busiest(64, 256, 5));
   EXPECT_EQ(fw::detail::simt_split_count(kH100Sms, 4096, kH100Sms), 1);  // a full wave of tiles: no split
   EXPECT_EQ(fw::detail::simt_split_count(16, 31, kH100Sms), 1);          // too little K to split
+  // The 32x32 tile's chunks of 4 k-blocks: 256^3 (64 tiles, 16 k-blocks of 16) in 4 chunks, not below 16.
+  EXPECT_EQ(fw::detail::simt_split_count(64, 16, kH100Sms, 4), 4);
+  EXPECT_EQ(fw::detail::simt_split_count(64, 15, kH100Sms, 4), 1);
 }
 
 }  // namespace
