@@ -178,9 +178,12 @@ std::string gemm_path(DType dt, GemmLayout b_layout, const void* A, const void* 
       return "sm90_tma_wgmma" + tf32 + " " + detail::sm90_config_name(c) +
              (splits > 1 ? " split-K " + std::to_string(splits) : "");
     }
-    case Path::sm90_tf32_kn:
-      return "sm90_tma_wgmma_tf32 C^T = B^T A^T " +
-             std::string(detail::sm90_config_name(detail::sm90_pick(detail::sm90_tf32_kn_problem(a))));
+    case Path::sm90_tf32_kn: {
+      const detail::Sm90Config c = detail::sm90_pick(detail::sm90_tf32_kn_problem(a));
+      const int splits = detail::sm90_splitk(a, c);
+      return "sm90_tma_wgmma_tf32 C^T = B^T A^T " + std::string(detail::sm90_config_name(c)) +
+             (splits > 1 ? " split-K " + std::to_string(splits) : "");
+    }
     case Path::sm90_transposed_b:
       return "transpose_b + sm90_tma_wgmma_tf32 " + std::string(detail::sm90_config_name(detail::sm90_pick(a)));
     case Path::tf32x3:

@@ -64,7 +64,8 @@ Sm90Config sm90_pick(const GemmArgs& a);
 // fp32 with B as [K, N] on TF32 wgmma, B never transposed in memory: the kernel runs the transposed problem
 // C^T = B^T A^T (sm90_tf32_kn_problem: M and N swapped, A^T's rows are A's, K-major), loading B^T's tile by
 // TMA as it lies and its fragments into registers (wgmma's register form), and stores C^T's tiles transposed.
-// gemm_sm90 takes such a call with the configuration sm90_pick gives for the transposed problem.
+// gemm_sm90 takes such a call with the configuration sm90_pick gives for the transposed problem; it splits K
+// where the tiles fill less than a round of the SMs (sm90_splitk says how many ways).
 // Supported: cc 9.0, no bias, A and B 16-byte aligned, K and N multiples of 4.
 GemmArgs sm90_tf32_kn_problem(const GemmArgs& a);
 bool sm90_tf32_kn_supported(const GemmArgs& a);
@@ -93,8 +94,8 @@ inline constexpr Sm90Tile kSm90ModelTiles[] = {{Sm90Config::bm128_bn256_cl1, 128
 inline constexpr int kSm90SplitCounts[] = {1, 2, 3, 4, 6, 8};
 // The splits a 16-bit launch asked for `asked` runs: K in 128-byte k-blocks, split evenly, none empty.
 int sm90_splits_run(const GemmArgs& a, int asked);
-// splits: 0 chooses the split-K count by rule (sm90_splitk says which); > 0 forces it (16-bit, cluster-free
-// configurations only).
+// splits: 0 chooses the split-K count by rule (sm90_splitk says which); > 0 forces it (16-bit, or TF32 with B
+// as [K, N]; cluster-free configurations only).
 void gemm_sm90(const GemmArgs& a, Sm90Config c, cudaStream_t s, int splits = 0);
 int sm90_splitk(const GemmArgs& a, Sm90Config c);  // K splits a call with splits = 0 takes (1: none)
 int sm90_resident_clusters(Sm90Config c);  // the occupancy API's answer (SM count for non-cluster configs)

@@ -264,8 +264,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
   const int units = p.batch * p.cm_tiles * p.n_tiles * p.splits;
   constexpr int BK = Cfg::BK;
   static_assert(sizeof(T) == 2 || B_NK, "TF32 wgmma takes K-major B only");
-  static_assert(!A_MN || (sizeof(T) == 4 && B_NK && CL == 1 && E == Epi::plain && !Cfg::BLOCK_SUMS),
-                "A from registers: TF32, unsplit, cluster-free, bias-free");
+  static_assert(!A_MN || (sizeof(T) == 4 && B_NK && CL == 1 && E != Epi::bias && !Cfg::BLOCK_SUMS),
+                "A from registers: TF32, cluster-free, bias-free");
   const int nkb = (p.K + BK - 1) / BK;
   // A split launch lets its reduction (k_splitk_reduce, a programmatic dependent launch) be scheduled now:
   // its blocks wait in griddepcontrol.wait for this grid to finish, so its launch is off the critical path.
@@ -498,9 +498,11 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         }
       };
       if constexpr (A_MN) {
-        // C^T's tile into C: acc row r (C's column) and column n (C's row) go to C[n][r]. A store instruction's
-        // lanes write 8 consecutive rows r (32 bytes of one C row) for each of 4 columns n: whole sectors.
-        T* dst = Cp + int64_t(b) * p.M * p.N;
+        // C^T's tile into C (or, split, into this split's partial sums in C's layout, which k_splitk_reduce
+        // adds up element by element): acc row r (C's column) and column n (C's row) go to C[n][r]. A store
+        // instruction's lanes write 8 consecutive rows r (32 bytes of one C row) for each of 4 columns n.
+        T* dst = E == Epi::partial ? reinterpret_cast<T*>(p.partial) + (int64_t(sp) * p.batch + b) * p.M * p.N
+                                   : Cp + int64_t(b) * p.M * p.N;
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j)
 #pragma unroll
@@ -800,10 +802,25 @@ Sm90Choice memo_choice(const GemmArgs& a) {
   return memo.get(Key{d.device, int(a.dt), a.batch, a.M, a.N, a.K}, [&] { return sm90_model_choice(a, d.sms); });
 }
 
-// Split-K for a launch of configuration c: forced > 0 (a test's or a sweep's choice), else the model's.
+// TF32 with B as [K, N] (the transposed problem t, tiles bm x bn): the most splits, up to 4, that keep
+// tiles x splits within one round of the SMs and chunks of at least 16 k-blocks (512 of K). Decode-like M:
+// [16, 4096] @ [4096, 4096] is 64 tiles of 64x64, and 64 CTAs pulled B at 40 us where cuBLAS's TF32 took 30.
+int tf32_kn_splits(const GemmArgs& t, int bm, int bn, int64_t nkb) {
+  const int64_t tiles = sm90_tiles(t, bm, bn), sms = current_device_info().sms;
+  int best = 1;
+  for (int sp = 2; sp <= 4; ++sp)
+    if (tiles * sp <= sms && nkb / sp >= 16) best = sp;
+  return best;
+}
+
+// Split-K for a launch of configuration c: forced > 0 (a test's or a sweep's choice), else the model's
+// (16-bit) or tf32_kn_splits (TF32 with B as [K, N]; other TF32 launches do not split).
 SplitK splitk_for(const GemmArgs& a, Sm90Config c, int bm, int bn, int forced) {
   const int64_t nkb = ceil_div(a.K, int64_t(bk_of(a.dt)));
-  if (!is_16bit(a.dt)) return make_splitk(nkb, 1);
+  if (!is_16bit(a.dt)) {
+    if (a.b_layout != GemmLayout::kn || a.accumulate != Accumulate::tensor_core) return make_splitk(nkb, 1);
+    return make_splitk(nkb, forced > 0 ? forced : tf32_kn_splits(sm90_tf32_kn_problem(a), bm, bn, nkb));
+  }
   if (forced > 0) return make_splitk(nkb, forced);
   const Sm90Choice m = memo_choice(a);
   return make_splitk(nkb, m.config == c ? m.splits : model_splits(a, bm, bn, current_device_info().sms));
@@ -934,7 +951,13 @@ void launch_cfg(const GemmArgs& a, Sm90Config c, cudaStream_t s, int splits) {
       if (!nk) {  // B[K, N]: the transposed problem, B^T's fragments through registers
         FW_REQUIRE(CL == 1 && a.accumulate == Accumulate::tensor_core && sm90_tf32_kn_supported(a),
                    "gemm_sm90: TF32 with B as [K, N] takes a cluster-free configuration, no bias, no block sums");
-        if constexpr (CL == 1) launch<T, Cfg, true, Epi::plain, true>(sm90_tf32_kn_problem(a), one, s);
+        if constexpr (CL == 1) {
+          const SplitK sk = splitk_for(a, c, Cfg::BM, Cfg::BN, splits);
+          if (sk.splits > 1)
+            launch<T, Cfg, true, Epi::partial, true>(sm90_tf32_kn_problem(a), sk, s);
+          else
+            launch<T, Cfg, true, Epi::plain, true>(sm90_tf32_kn_problem(a), one, s);
+        }
         return;
       }
       if (a.accumulate == Accumulate::tensor_core) return launch_epi<T, Cfg, true>(a, one, s);

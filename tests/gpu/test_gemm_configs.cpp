@@ -6,7 +6,7 @@
 // is exact: the only error left is the one rounding of C to its type, at most half an ulp (TF32 with fp32
 // C: none). Shapes with tails in M, N and K, a batch, decode-like M = 1, and more tiles than SMs. TF32 with B
 // as [K, N] runs the transposed problem with A's fragments from registers (sm90_tf32_kn_supported), on every
-// cluster-free configuration.
+// cluster-free configuration, split and unsplit.
 // Skipped, with the reason, without a GPU or where the sm_90a kernels cannot run (not cc 9.0).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -138,9 +138,9 @@ void check_all(DType dt, GemmLayout layout, bool with_bias, const Dims& d, int& 
     const bool narrow = c != Sm90Config::bm128_bn256_cl2 && c != Sm90Config::bm128_bn256_cl1;
     // splits 1 and 3; TF32 also with per-k-block sums (-1), on tiles at most 192 wide.
     for (int splits : {1, 3, -1}) {
-      if (splits > 1 && (cluster || tf32)) continue;  // split-K: 16-bit, cluster-free configurations
+      if (splits > 1 && (cluster || (tf32 && !tf32_kn))) continue;  // split-K: 16-bit and TF32 B[K, N], cluster-free
       if (splits < 0 && !(tf32 && narrow)) continue;
-      if (tf32_kn && (cluster || splits != 1)) continue;  // cluster-free, no block sums
+      if (tf32_kn && (cluster || splits < 0)) continue;  // cluster-free, no block sums
       GemmArgs run = args;
       if (splits < 0) run.accumulate = fw::detail::Accumulate::per_k_block;
       CUDA_OK(cudaMemset(dc, 0xFF, got.size()));        // NaN in every type: an unwritten element fails
