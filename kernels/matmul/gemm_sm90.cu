@@ -236,8 +236,8 @@ __device__ __forceinline__ void unit_coords(int u, const Params& p, int& sp, int
 }
 #endif  // FW_MATMUL_SM90A
 
-// A_MN (TF32 only): the kernel's A is M-major in global memory (rows of the kernel's M contiguous): fw::gemm's
-// B[K, N] with the problem transposed, C^T = B^T A^T (gemm_sm90_tf32_kn). TF32 wgmma reads K-major operands
+// A_MN (TF32 only): the kernel's A is M-major in global memory (consecutive along the kernel's M): fw::gemm's
+// B[K, N] with the problem transposed, C^T = B^T A^T (sm90_tf32_kn_problem). TF32 wgmma reads K-major operands
 // from shared memory only, so A's tile comes in by TMA as it lies (boxes of 32 M-rows x 32 k, 128-byte swizzled)
 // and each thread loads its fragment into registers for wgmma's register form; the epilogue stores the
 // transposed tile (C[n][m] = C^T[m][n]).
@@ -842,7 +842,7 @@ void splitk_reduce(const GemmArgs& a, const float* partial, int splits, cudaStre
     launch_dependent(k_splitk_reduce<T, 1>, grid, dim3(kThreads), s, partial, bias, C, count, int(a.N), splits);
 }
 
-// A_MN: a.A is M-major ([K, M] per batch: the kernel's A of gemm_sm90_tf32_kn's transposed problem).
+// A_MN: a.A is M-major ([K, M] per batch: the kernel's A of the transposed problem, sm90_tf32_kn_problem).
 template <class T, class Cfg, bool B_NK, Epi E, bool A_MN = false>
 void launch(const GemmArgs& a, const SplitK& sk, cudaStream_t stream) {
   constexpr int BM = Cfg::BM, BN = Cfg::BN, CL = Cfg::CL;
