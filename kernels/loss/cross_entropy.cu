@@ -10,6 +10,7 @@
 // FLOPs ~4 per logit (max, sub, exp, add); ex2 throughput is ~2.5x the bf16 element rate: memory bound.
 // Measured on H100 (L2 flushed, median): 4096x151936 bf16 431 us (96% of copy, 3.9x LibTorch 2.11);
 // 8192x8192 fp32 109 us (82%, 2.6x), bf16 65.8 us (68%, 3.7x).
+#include "kernels/common/dependent_launch.cuh"
 #include "kernels/loss/loss.hpp"
 #include "kernels/reduction/row_engine.cuh"
 
@@ -70,9 +71,12 @@ __device__ __forceinline__ CeState group_allreduce(CeState s, F, int width) {
 // out[0] = sum(v[0, n)) * scale, one block of 1024 threads (deterministic). v is 16-byte aligned (the
 // workspace): 16-byte loads, four in flight a thread (65536 rows: 16 loads a thread, where one float a load
 // made 64 round trips to L2 in one block).
+// A programmatic dependent launch of the row kernel (which allows it at its start): its launch overlaps the
+// rows' reduction instead of following its end, and it reads v only once that grid has completed.
 template <class T>
 __global__ void __launch_bounds__(1024) mean_rows_kernel(const float* __restrict__ v, int64_t n, float scale,
                                                          T* __restrict__ out) {
+  wait_for_prerequisite();
   const float4* v4 = reinterpret_cast<const float4*>(v);
   const int64_t n4 = n / 4, nt = blockDim.x;
   float acc[4] = {0.f, 0.f, 0.f, 0.f};
@@ -117,8 +121,8 @@ void cross_entropy(opbench::DType dt, const void* logits, const int64_t* targets
     using T = typename decltype(tag)::type;
     const RowLossOps<T> ops{static_cast<const T*>(logits), targets, cols, row_loss};
     launch_row_reduce(ops.x, rows, cols, ops, rest, ws_bytes - row_loss_bytes(rows), stream);
-    mean_rows_kernel<T><<<1, 1024, 0, stream>>>(row_loss, rows, float(1.0 / double(rows)), static_cast<T*>(out));
-    FW_CHECK_LAUNCH();
+    launch_dependent(mean_rows_kernel<T>, dim3(1), dim3(1024), stream, static_cast<const float*>(row_loss), rows,
+                     float(1.0 / double(rows)), static_cast<T*>(out));
   });
 }
 

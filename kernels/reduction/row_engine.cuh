@@ -16,6 +16,7 @@
 #include <cooperative_groups.h>
 
 #include "kernels/common/check.hpp"
+#include "kernels/common/dependent_launch.cuh"
 #include "kernels/common/types.cuh"
 #include "kernels/reduction/plans.hpp"
 
@@ -407,6 +408,7 @@ __global__ void __launch_bounds__(kBlock, U == 1 ? 8 : U == 2 ? 6 : 3)
     row_reduce_kernel(const T* __restrict__ x, int64_t rows, int64_t cols, int64_t chunk, int64_t splits, int group,
                       R red, typename R::State* __restrict__ partials) {
   using State = typename R::State;
+  allow_dependents();  // a one-block second pass (cross_entropy's mean) may be queued as a dependent launch
   const int t = int(threadIdx.x) & (group - 1);
   const int64_t job = int64_t(blockIdx.x) * (kBlock / group) + int(threadIdx.x) / group;
   const int64_t jobs = rows * splits;
@@ -471,6 +473,7 @@ __global__ void __launch_bounds__(kBlock, 3) row_split_reduce_kernel(const T* __
                                                                      int64_t cols, int64_t chunk, int64_t splits,
                                                                      R red, typename R::State* partials) {
   using State = typename R::State;
+  allow_dependents();
   const int64_t job = blockIdx.x;
   const int64_t row = job / splits;
   const int64_t c0 = (job - row * splits) * chunk;
@@ -498,6 +501,7 @@ __global__ void __launch_bounds__(kBlock, VPL == 1 ? 5 : 4) row_short_kernel(con
   using State = typename R::State;
   constexpr int VEC = vec_of<T>();
   using Vec = Packet<T, VEC>;
+  allow_dependents();
   const int t = int(threadIdx.x) & (group - 1);
   const int64_t per_block = kBlock / group;
   const int64_t groups = int64_t(gridDim.x) * per_block;
