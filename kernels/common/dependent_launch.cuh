@@ -27,19 +27,33 @@ __device__ __forceinline__ void wait_for_prerequisite() {
 #endif
 }
 
+// The launch attribute that makes a cudaLaunchKernelEx launch a programmatic dependent of the kernel before it.
+inline cudaLaunchAttribute programmatic_serialization_attr() {
+  cudaLaunchAttribute attr = {};
+  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr.val.programmaticStreamSerializationAllowed = 1;
+  return attr;
+}
+
+// A programmatic dependent launch of kernel with `smem` bytes of dynamic shared memory.
 template <class... Params, class... Args>
-void launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_t stream, Args&&... args) {
+void launch_dependent_smem(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem, cudaStream_t stream,
+                           Args&&... args) {
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = grid;
   cfg.blockDim = block;
+  cfg.dynamicSmemBytes = smem;
   cfg.stream = stream;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchAttribute attr[1] = {programmatic_serialization_attr()};
   cfg.attrs = attr;
   cfg.numAttrs = 1;
   FW_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...));
   FW_CHECK_LAUNCH();
+}
+
+template <class... Params, class... Args>
+void launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_t stream, Args&&... args) {
+  launch_dependent_smem(kernel, grid, block, 0, stream, std::forward<Args>(args)...);
 }
 
 }  // namespace fw

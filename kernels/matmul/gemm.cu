@@ -82,13 +82,24 @@ void* scratch(Scratch use, size_t bytes) {
 
 namespace {
 
-// fp32 with TF32 allowed and B as [K, N] on the wgmma path: the arguments with B^T in the scratch.
-bool tf32_transposed_ok(const detail::GemmArgs& a) {
-  if (a.dt != DType::f32 || a.b_layout != GemmLayout::kn) return false;
+// B as [K, N] transposed into b_t ([N, K]) for the wgmma path: the GEMM's arguments. b_t = nullptr stands for
+// the scratch (cudaMalloc'ed, so aligned) where only the sizes and layout matter: the alignment rules, the pick.
+detail::GemmArgs transposed_b_args(const detail::GemmArgs& a, const void* b_t) {
   detail::GemmArgs t = a;
   t.b_layout = GemmLayout::nk;
-  t.B = nullptr;  // stands for the scratch (cudaMalloc'ed, so aligned) in the alignment rules
-  return detail::sm90_supported(t, true);
+  t.B = b_t;
+  return t;
+}
+
+// fp32 with TF32 allowed and B as [K, N] on the wgmma path, B^T in the scratch.
+bool tf32_transposed_ok(const detail::GemmArgs& a) {
+  if (a.dt != DType::f32 || a.b_layout != GemmLayout::kn) return false;
+  return detail::sm90_supported(transposed_b_args(a, nullptr), true);
+}
+
+// The configuration of Path::sm90_tf32_kn: sm90_pick's for the transposed problem C^T = B^T A^T.
+detail::Sm90Config tf32_kn_config(const detail::GemmArgs& a) {
+  return detail::sm90_pick(detail::sm90_tf32_kn_problem(a));
 }
 
 detail::GemmArgs make_args(DType dt, GemmLayout bl, const void* A, const void* B, const void* bias, void* C,
@@ -147,11 +158,10 @@ void gemm(DType dt, GemmLayout b_layout, const void* A, const void* B, const voi
     case Path::skinny: return detail::gemm_skinny(a, stream);
     case Path::gemv: return detail::gemm_gemv(a, stream);
     case Path::sm90: return detail::gemm_sm90(a, detail::sm90_pick(a), stream);
-    case Path::sm90_tf32_kn: return detail::gemm_sm90(a, detail::sm90_pick(detail::sm90_tf32_kn_problem(a)), stream);
+    case Path::sm90_tf32_kn: return detail::gemm_sm90(a, tf32_kn_config(a), stream);
     case Path::sm90_transposed_b: {
-      detail::GemmArgs t = a;
-      t.b_layout = GemmLayout::nk;
-      t.B = detail::scratch(detail::Scratch::tf32_b_transposed, size_t(batch * K * N) * sizeof(float));
+      detail::GemmArgs t = transposed_b_args(
+          a, detail::scratch(detail::Scratch::tf32_b_transposed, size_t(batch * K * N) * sizeof(float)));
       const detail::Sm90Config c = detail::sm90_pick(t);
       if (detail::sm90_one_round(t, c)) t.launch = detail::Launch::dependent;  // overlaps the transpose's end
       layout::transpose_last2(a.B, const_cast<void*>(t.B), batch, K, N, dt, stream);
@@ -179,13 +189,14 @@ std::string gemm_path(DType dt, GemmLayout b_layout, const void* A, const void* 
              (splits > 1 ? " split-K " + std::to_string(splits) : "");
     }
     case Path::sm90_tf32_kn: {
-      const detail::Sm90Config c = detail::sm90_pick(detail::sm90_tf32_kn_problem(a));
+      const detail::Sm90Config c = tf32_kn_config(a);
       const int splits = detail::sm90_splitk(a, c);
       return "sm90_tma_wgmma_tf32 C^T = B^T A^T " + std::string(detail::sm90_config_name(c)) +
              (splits > 1 ? " split-K " + std::to_string(splits) : "");
     }
     case Path::sm90_transposed_b:
-      return "transpose_b + sm90_tma_wgmma_tf32 " + std::string(detail::sm90_config_name(detail::sm90_pick(a)));
+      return "transpose_b + sm90_tma_wgmma_tf32 " +
+             std::string(detail::sm90_config_name(detail::sm90_pick(transposed_b_args(a, nullptr))));
     case Path::tf32x3:
       return std::string(b_layout == GemmLayout::kn ? "transpose_b + " : "") + "tf32x3 split + sm90_tma_wgmma_tf32 " +
              detail::sm90_config_name(detail::tf32x3_config(a));

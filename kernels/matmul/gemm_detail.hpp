@@ -56,6 +56,14 @@ enum class Sm90Config : int {
   count
 };
 const char* sm90_config_name(Sm90Config c);
+// A configuration: its tile (bm x bn), its ring of stages, its cluster size along M (1, or 2: a pair sharing
+// its B tile) and its name.
+struct Sm90Shape {
+  Sm90Config config;
+  int bm, bn, stages, cl;
+  const char* name;
+};
+const Sm90Shape& sm90_shape(Sm90Config c);  // throws std::invalid_argument for an unknown configuration
 // True when the device is cc 9.0 with the sm_90a kernels loaded, the dtype is 16-bit (or fp32 with
 // allow_tf32 and W as [N, K]: TF32 wgmma reads K-major operands only) and the tensor-map rules hold
 // (16-byte aligned A and B, row strides multiples of 16 bytes).

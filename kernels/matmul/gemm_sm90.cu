@@ -19,8 +19,9 @@
 //     per group) for L2 reuse. setmaxnreg gives 2-consumer configurations 232 registers per consumer
 //     thread and 40 per producer thread.
 //   - Cluster configurations (a pair along M sharing its B tile through TMA multicast) are implemented
-//     and correct but measured slower on H100 (~510 vs ~780 TFLOP/s at 4096^3, 66 clusters resident);
-//     sm90_pick never chooses them.
+//     and correct but measured slower on H100 (~510 vs ~780 TFLOP/s at 4096^3, 66 clusters resident; and
+//     by a cost that grows with K: [512, 4864] @ W[896, 4864]^T 69 us in 128x128 pairs against 28 unpaired,
+//     and a 64x64 pair, tried and dropped, 59 us against 18; gemm_sweep); sm90_pick never chooses them.
 // Out-of-range rows/columns/k: TMA fills zeros on load and clips on store, so tails need no special case;
 // when all of M is one short tile (decode-like M < BM), A's and C's boxes stop at M instead (the fill
 // costs about as much as a load; see launch).
@@ -40,6 +41,7 @@
 #include <cstring>
 #include <type_traits>
 #include <cstdint>
+#include <iterator>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -234,6 +236,15 @@ __device__ __forceinline__ void unit_coords(int u, const Params& p, int& sp, int
   cm = first + q % gsize;
   tn = q / gsize;
 }
+
+// The next stage of the ring; the barriers' phase parity flips each time the ring wraps around.
+template <int STAGES>
+__device__ __forceinline__ void advance_stage(int& s, uint32_t& ph) {
+  if (++s == STAGES) {
+    s = 0;
+    ph ^= 1;
+  }
+}
 #endif  // FW_MATMUL_SM90A
 
 // A_MN (TF32 only): the kernel's A is M-major in global memory (consecutive along the kernel's M): fw::gemm's
@@ -330,10 +341,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                                    uint16_t((1u << CL) - 1));
             }
           }
-          if (++s == STAGES) {
-            s = 0;
-            ph ^= 1;
-          }
+          advance_stage<STAGES>(s, ph);
         }
       }
     }
@@ -415,10 +423,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
           wgmma_commit();
           wgmma_wait<0>();
           release(s);
-          if (++s == STAGES) {
-            s = 0;
-            ph ^= 1;
-          }
+          advance_stage<STAGES>(s, ph);
         }
       } else {
         for (int kb = kb0; kb < kb1; ++kb) {
@@ -449,10 +454,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
             if (kb > kb0) release(prev);
             prev = s;
           }
-          if (++s == STAGES) {
-            s = 0;
-            ph ^= 1;
-          }
+          advance_stage<STAGES>(s, ph);
         }
       }
       if constexpr (A_MN) {
@@ -911,11 +913,7 @@ void launch(const GemmArgs& a, const SplitK& sk, cudaStream_t stream) {
     attr[n_attr].val.clusterDim.z = 1;
     ++n_attr;
   }
-  if (a.launch == Launch::dependent) {
-    attr[n_attr].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[n_attr].val.programmaticStreamSerializationAllowed = 1;
-    ++n_attr;
-  }
+  if (a.launch == Launch::dependent) attr[n_attr++] = programmatic_serialization_attr();
   cfg.attrs = attr;
   cfg.numAttrs = n_attr;
   FW_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kern, tmA, tmB, tmBt, tmC, p));
@@ -938,21 +936,71 @@ void launch_epi(const GemmArgs& a, const SplitK& sk, cudaStream_t s) {
   launch<T, Cfg, B_NK, Epi::plain>(a, sk, s);
 }
 
-template <int BN, int NC, int STAGES, int CL>
-void launch_cfg(const GemmArgs& a, Sm90Config c, cudaStream_t s, int splits) {
+// What each Sm90Config stands for: its tile (BM = 64 per consumer warpgroup), the ring's stages, the cluster
+// size along M (2: a pair sharing its B tile through TMA multicast) and its name. The kernels' template
+// parameters (TileCfgOf) and the host's tile arithmetic (sm90_one_round) both read it.
+constexpr Sm90Shape kSm90Shapes[] = {
+    {Sm90Config::bm128_bn256_cl2, 128, 256, 4, 2, "128x256 cluster2"},
+    {Sm90Config::bm128_bn256_cl1, 128, 256, 4, 1, "128x256"},
+    {Sm90Config::bm128_bn192, 128, 192, 4, 1, "128x192"},
+    {Sm90Config::bm128_bn128_cl2, 128, 128, 6, 2, "128x128 cluster2"},
+    {Sm90Config::bm128_bn128_cl1, 128, 128, 6, 1, "128x128"},
+    {Sm90Config::bm64_bn128, 64, 128, 8, 1, "64x128"},
+    {Sm90Config::bm64_bn64, 64, 64, 8, 1, "64x64"},
+};
+constexpr bool known(Sm90Config c) { return int(c) >= 0 && int(c) < int(Sm90Config::count); }
+constexpr const Sm90Shape& shape_of(Sm90Config c) { return kSm90Shapes[int(c)]; }
+
+// The table is indexed by the enum, and the model's tiles (gemm_detail.hpp) have its sizes.
+constexpr bool shapes_consistent() {
+  if (std::size(kSm90Shapes) != size_t(Sm90Config::count)) return false;
+  for (int i = 0; i < int(Sm90Config::count); ++i)
+    if (int(kSm90Shapes[i].config) != i) return false;
+  for (const Sm90Tile& t : kSm90ModelTiles)
+    if (shape_of(t.config).cl != 1 || shape_of(t.config).bm != t.bm || shape_of(t.config).bn != t.bn) return false;
+  return true;
+}
+static_assert(shapes_consistent(), "kSm90Shapes: one entry per Sm90Config, in order; kSm90ModelTiles' sizes");
+
+// The kernel's tile configuration for configuration C and element type T.
+template <class T, Sm90Config C, bool BLOCK_SUMS = false>
+using TileCfgOf =
+    TileCfg<T, shape_of(C).bn, shape_of(C).bm / 64, shape_of(C).stages, shape_of(C).cl, BLOCK_SUMS>;
+
+// Calls f(std::integral_constant<Sm90Config, c>{}), c as a template argument:
+//   dispatch_config(c, [&](auto k) { constexpr Sm90Config C = decltype(k)::value; ... });
+template <class F>
+auto dispatch_config(Sm90Config c, F&& f) {
+  using C = Sm90Config;
+  switch (c) {
+    case C::bm128_bn256_cl2: return f(std::integral_constant<C, C::bm128_bn256_cl2>{});
+    case C::bm128_bn256_cl1: return f(std::integral_constant<C, C::bm128_bn256_cl1>{});
+    case C::bm128_bn192: return f(std::integral_constant<C, C::bm128_bn192>{});
+    case C::bm128_bn128_cl2: return f(std::integral_constant<C, C::bm128_bn128_cl2>{});
+    case C::bm128_bn128_cl1: return f(std::integral_constant<C, C::bm128_bn128_cl1>{});
+    case C::bm64_bn128: return f(std::integral_constant<C, C::bm64_bn128>{});
+    case C::bm64_bn64: return f(std::integral_constant<C, C::bm64_bn64>{});
+    default: break;
+  }
+  throw std::invalid_argument("gemm_sm90: unknown tile configuration");
+}
+
+template <Sm90Config C>
+void launch_cfg(const GemmArgs& a, cudaStream_t s, int splits) {
   // Linear layers (W as [N, K]) carry a bias, B[K, N] with a bias is supported too. fp32 (TF32) takes
   // W as [N, K] only and does not split.
   const bool nk = a.b_layout == GemmLayout::nk;
   dispatch_float(a.dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    using Cfg = TileCfg<T, BN, NC, STAGES, CL>;
+    using Cfg = TileCfgOf<T, C>;
+    constexpr int BN = Cfg::BN, CL = Cfg::CL;
     const SplitK one{1, int(ceil_div(a.K, int64_t(Cfg::BK)))};
     if constexpr (std::is_same<T, float>::value) {
       if (!nk) {  // B[K, N]: the transposed problem, B^T's fragments through registers
         FW_REQUIRE(CL == 1 && a.accumulate == Accumulate::tensor_core && sm90_tf32_kn_supported(a),
                    "gemm_sm90: TF32 with B as [K, N] takes a cluster-free configuration, no bias, no block sums");
         if constexpr (CL == 1) {
-          const SplitK sk = splitk_for(a, c, Cfg::BM, Cfg::BN, splits);
+          const SplitK sk = splitk_for(a, C, Cfg::BM, Cfg::BN, splits);
           if (sk.splits > 1)
             launch<T, Cfg, true, Epi::partial, true>(sm90_tf32_kn_problem(a), sk, s);
           else
@@ -962,11 +1010,11 @@ void launch_cfg(const GemmArgs& a, Sm90Config c, cudaStream_t s, int splits) {
       }
       if (a.accumulate == Accumulate::tensor_core) return launch_epi<T, Cfg, true>(a, one, s);
       if constexpr (BN <= 192)
-        launch_epi<T, TileCfg<T, BN, NC, STAGES, CL, true>, true>(a, one, s);
+        launch_epi<T, TileCfgOf<T, C, true>, true>(a, one, s);
       else
         FW_REQUIRE(false, "gemm_sm90: per-k-block sums take tiles at most 192 wide");
     } else {
-      const SplitK sk = CL == 1 ? splitk_for(a, c, Cfg::BM, Cfg::BN, splits) : one;
+      const SplitK sk = CL == 1 ? splitk_for(a, C, Cfg::BM, Cfg::BN, splits) : one;
       if (nk)
         launch_epi<T, Cfg, true>(a, sk, s);
       else
@@ -984,7 +1032,7 @@ bool sm90_kernels_loaded() {
   std::call_once(once[d], [&] {
     cudaFuncAttributes attr{};
     const cudaError_t e = cudaFuncGetAttributes(
-        &attr, k_gemm_sm90<__nv_bfloat16, TileCfg<__nv_bfloat16, 256, 2, 4, 2>, false, Epi::plain>);
+        &attr, k_gemm_sm90<__nv_bfloat16, TileCfgOf<__nv_bfloat16, Sm90Config::bm128_bn256_cl2>, false, Epi::plain>);
     cached[d] = (e == cudaSuccess && attr.ptxVersion >= 90 && attr.binaryVersion >= 90) ? 1 : 0;
     if (e != cudaSuccess) (void)cudaGetLastError();
   });
@@ -994,21 +1042,20 @@ bool sm90_kernels_loaded() {
 }  // namespace
 
 int sm90_resident_clusters(Sm90Config c) {
-  switch (c) {
-    case Sm90Config::bm128_bn256_cl2: return resident_clusters<__nv_bfloat16, TileCfg<__nv_bfloat16, 256, 2, 4, 2>, false, Epi::plain>();
-    case Sm90Config::bm128_bn128_cl2: return resident_clusters<__nv_bfloat16, TileCfg<__nv_bfloat16, 128, 2, 6, 2>, false, Epi::plain>();
-    default: return current_device_info().sms;
-  }
+  if (!known(c)) return current_device_info().sms;
+  return dispatch_config(c, [](auto k) {
+    constexpr Sm90Config C = decltype(k)::value;
+    if constexpr (shape_of(C).cl == 1)
+      return current_device_info().sms;
+    else
+      return resident_clusters<__nv_bfloat16, TileCfgOf<__nv_bfloat16, C>, false, Epi::plain>();
+  });
 }
 
 bool sm90_one_round(const GemmArgs& a, Sm90Config c) {
-  int cl = 1;
-  Sm90Config tile = c;  // the cluster-free configuration of the same tile
-  if (c == Sm90Config::bm128_bn256_cl2) cl = 2, tile = Sm90Config::bm128_bn256_cl1;
-  if (c == Sm90Config::bm128_bn128_cl2) cl = 2, tile = Sm90Config::bm128_bn128_cl1;
-  for (const Sm90Tile& t : kSm90ModelTiles)
-    if (t.config == tile) return sm90_tiles(a, cl * t.bm, t.bn) * sm90_splitk(a, c) <= sm90_resident_clusters(c);
-  return false;
+  if (!known(c)) return false;
+  const Sm90Shape& k = shape_of(c);
+  return sm90_tiles(a, k.cl * k.bm, k.bn) * sm90_splitk(a, c) <= sm90_resident_clusters(c);
 }
 
 int sm90_splitk(const GemmArgs& a, Sm90Config c) {
@@ -1032,18 +1079,11 @@ Sm90Choice sm90_model_choice(const GemmArgs& a, int sms) {
   return best;
 }
 
-const char* sm90_config_name(Sm90Config c) {
-  switch (c) {
-    case Sm90Config::bm128_bn256_cl2: return "128x256 cluster2";
-    case Sm90Config::bm128_bn256_cl1: return "128x256";
-    case Sm90Config::bm128_bn192: return "128x192";
-    case Sm90Config::bm128_bn128_cl2: return "128x128 cluster2";
-    case Sm90Config::bm128_bn128_cl1: return "128x128";
-    case Sm90Config::bm64_bn128: return "64x128";
-    case Sm90Config::bm64_bn64: return "64x64";
-    default: break;
-  }
-  return "?";
+const char* sm90_config_name(Sm90Config c) { return known(c) ? shape_of(c).name : "?"; }
+
+const Sm90Shape& sm90_shape(Sm90Config c) {
+  if (!known(c)) throw std::invalid_argument("gemm_sm90: unknown tile configuration");
+  return shape_of(c);
 }
 
 bool sm90_supported(const GemmArgs& a, bool allow_tf32) {
@@ -1100,17 +1140,7 @@ Sm90Config sm90_pick(const GemmArgs& a) {
 }
 
 void gemm_sm90(const GemmArgs& a, Sm90Config c, cudaStream_t s, int splits) {
-  switch (c) {
-    case Sm90Config::bm128_bn256_cl2: return launch_cfg<256, 2, 4, 2>(a, c, s, splits);
-    case Sm90Config::bm128_bn256_cl1: return launch_cfg<256, 2, 4, 1>(a, c, s, splits);
-    case Sm90Config::bm128_bn192: return launch_cfg<192, 2, 4, 1>(a, c, s, splits);
-    case Sm90Config::bm128_bn128_cl2: return launch_cfg<128, 2, 6, 2>(a, c, s, splits);
-    case Sm90Config::bm128_bn128_cl1: return launch_cfg<128, 2, 6, 1>(a, c, s, splits);
-    case Sm90Config::bm64_bn128: return launch_cfg<128, 1, 8, 1>(a, c, s, splits);
-    case Sm90Config::bm64_bn64: return launch_cfg<64, 1, 8, 1>(a, c, s, splits);
-    default: break;
-  }
-  throw std::invalid_argument("gemm_sm90: unknown tile configuration");
+  dispatch_config(c, [&](auto k) { launch_cfg<decltype(k)::value>(a, s, splits); });
 }
 
 }  // namespace fw::detail

@@ -134,8 +134,8 @@ void check_all(DType dt, GemmLayout layout, bool with_bias, const Dims& d, int& 
   std::vector<uint8_t> got(ref.size() * es);
   for (int ci = 0; ci < int(Sm90Config::count); ++ci) {
     const Sm90Config c = Sm90Config(ci);
-    const bool cluster = c == Sm90Config::bm128_bn256_cl2 || c == Sm90Config::bm128_bn128_cl2;
-    const bool narrow = c != Sm90Config::bm128_bn256_cl2 && c != Sm90Config::bm128_bn256_cl1;
+    const bool cluster = fw::detail::sm90_shape(c).cl > 1;
+    const bool narrow = fw::detail::sm90_shape(c).bn <= 192;
     // splits 1 and 3; TF32 also with per-k-block sums (-1), on tiles at most 192 wide.
     for (int splits : {1, 3, -1}) {
       if (splits > 1 && (cluster || (tf32 && !tf32_kn))) continue;  // split-K: 16-bit and TF32 B[K, N], cluster-free
