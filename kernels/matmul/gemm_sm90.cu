@@ -946,7 +946,7 @@ constexpr Sm90Shape kSm90Shapes[] = {
     {Sm90Config::bm128_bn128_cl2, 128, 128, 6, 2, "128x128 cluster2"},
     {Sm90Config::bm128_bn128_cl1, 128, 128, 6, 1, "128x128"},
     {Sm90Config::bm64_bn128, 64, 128, 8, 1, "64x128"},
-    {Sm90Config::bm64_bn64, 64, 64, 8, 1, "64x64"},
+    {Sm90Config::bm64_bn64, 64, 64, 12, 1, "64x64"},
 };
 constexpr bool known(Sm90Config c) { return int(c) >= 0 && int(c) < int(Sm90Config::count); }
 constexpr const Sm90Shape& shape_of(Sm90Config c) { return kSm90Shapes[int(c)]; }
