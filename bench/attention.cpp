@@ -61,19 +61,20 @@ std::vector<Shape> attention_shapes(SizeClass c) {
   }
 }
 
-// Odd sequences (1, 7, 129: tails of a 64-row tile; 1000), odd head counts (3 / 1, 6 / 2), both head
-// dims, batch 1 to 3.
+// Odd sequences (1, 7, 129: tails of a 64-row tile; 1000; 1100: the backward's 128-key blocks at d128, with
+// tails), odd head counts (3 / 1, 6 / 2), both head dims, batch 1 to 3.
 std::vector<Shape> attention_test_shapes() {
   return {{1, 1, 1, 1, 64},    {2, 7, 3, 1, 64},   {1, 129, 6, 2, 128}, {3, 65, 2, 2, 64},
-          {1, 1000, 14, 2, 64}, {2, 200, 4, 1, 128}, {1, 1, 6, 2, 128}};
+          {1, 1000, 14, 2, 64}, {2, 200, 4, 1, 128}, {1, 1, 6, 2, 128}, {1, 1100, 4, 2, 128}};
 }
 
-// The path the launchers take: 16-byte cp.async tiles, or element loads for views off 16-byte alignment.
-std::string kernel_name(const char* what, const Bindings& b) {
+// The path the launchers take: tiles of 64 queries x `keys` keys; 16-byte cp.async tiles, or element loads
+// for views off 16-byte alignment.
+std::string kernel_name(const char* what, int keys, const Bindings& b) {
   bool aligned = true;
   for (const TensorView& v : b.in) aligned = aligned && reinterpret_cast<uintptr_t>(v.data) % 16 == 0;
   for (const TensorView& v : b.out) aligned = aligned && reinterpret_cast<uintptr_t>(v.data) % 16 == 0;
-  return std::string("flash-attention ") + what + " (mma.sync m16n8k16, 64x64 tiles, d" +
+  return std::string("flash-attention ") + what + " (mma.sync m16n8k16, 64x" + std::to_string(keys) + " tiles, d" +
          std::to_string(b.in[0].shape[3]) + (aligned ? ", cp.async)" : ", element loads)");
 }
 
@@ -114,7 +115,7 @@ void add_attention(Registry& r) {
         fw::attention_forward(b.in[0].dtype, a, b.in[0].data, b.in[1].data, b.in[2].data, b.out[0].data,
                               static_cast<float*>(b.workspace), stream);
       },
-      [](const Bindings& b) { return kernel_name("forward", b); })};
+      [](const Bindings& b) { return kernel_name("forward", 64, b); })};
   r.add(std::move(op));
 }
 
@@ -150,7 +151,7 @@ Impl backward_impl() {
       fw::attention_backward(b.in[0].dtype, a, b.in[0].data, b.in[1].data, b.in[2].data, o, b.in[3].data, lse,
                              b.out[0].data, b.out[1].data, b.out[2].data, scratch, scratch_bytes, stream);
     };
-    p.kernel = kernel_name("backward", b);
+    p.kernel = kernel_name("backward", fw::attention_backward_block_keys(a), b);
     return p;
   };
   return impl;

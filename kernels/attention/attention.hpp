@@ -35,5 +35,7 @@ std::size_t attention_backward_workspace_bytes(const AttentionShape& s);
 void attention_backward(opbench::DType dt, const AttentionShape& s, const void* q, const void* k, const void* v,
                         const void* o, const void* d_o, const float* lse, void* dq, void* dk, void* dv,
                         void* workspace, std::size_t workspace_bytes, cudaStream_t stream);
+// Keys per CTA of the backward's main kernel for this shape (64 or 128; 64 query rows a step), for reports.
+int attention_backward_block_keys(const AttentionShape& s);
 
 }  // namespace fw

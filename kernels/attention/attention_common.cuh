@@ -19,8 +19,8 @@
 namespace fw::attn {
 
 constexpr int kBlockM = 64;   // query rows per CTA (forward) / per step (backward): 4 warps x 16 rows
-constexpr int kBlockN = 64;   // keys per tile (forward) / per CTA (backward): 4 warps x 16 keys (backward)
-constexpr int kThreads = 128;
+constexpr int kBlockN = 64;   // keys per tile (forward)
+constexpr int kThreads = 128;  // forward; the backward's main kernel runs a warp per 16 keys of its block
 
 // Element offset of (row, 8-element chunk) in a swizzled tile of D columns.
 template <int D>
@@ -29,15 +29,16 @@ __device__ __forceinline__ int swz(int row, int chunk) {
 }
 
 // Loads rows [0, ROWS) x D of a global tile (row stride ld elements) into a swizzled shared tile; rows at
-// or beyond `valid` are zero-filled. VEC: the global rows are 16-byte aligned (cp.async, asynchronous);
-// otherwise element loads (any alignment, synchronous), for views the harness shifts off alignment.
-template <class T, int D, int ROWS, bool VEC>
+// or beyond `valid` are zero-filled, by the CTA's THREADS threads. VEC: the global rows are 16-byte
+// aligned (cp.async, asynchronous); otherwise element loads (any alignment, synchronous), for views the
+// harness shifts off alignment.
+template <class T, int D, int ROWS, bool VEC, int THREADS = kThreads>
 __device__ __forceinline__ void load_tile(T* s, const T* __restrict__ g, int64_t ld, int valid, int tid) {
   constexpr int kChunks = D / 8;
-  static_assert(ROWS * kChunks % kThreads == 0, "whole chunks per thread");
+  static_assert(ROWS * kChunks % THREADS == 0, "whole chunks per thread");
 #pragma unroll
-  for (int i = 0; i < ROWS * kChunks / kThreads; ++i) {
-    const int c = tid + i * kThreads;
+  for (int i = 0; i < ROWS * kChunks / THREADS; ++i) {
+    const int c = tid + i * THREADS;
     const int r = c / kChunks, ch = c % kChunks;
     T* dst = s + swz<D>(r, ch);
     const bool ok = r < valid;
@@ -179,6 +180,7 @@ struct Args {
   float* delta;
   float* lse_log2;  // backward: lse * log2(e) per (b, h, i), -inf -> 0 (the delta kernel writes it)
   float *dk_accum, *dv_accum;  // backward with the group's heads split over CTAs: fp32 sums; else null
+  int64_t dkv_clear4;          // backward: float4s from dk_accum the delta kernel clears (both sums; 0: none)
   int heads_per_cta;           // backward: query heads of the group one CTA loops over
   int seq_q, seq_kv, heads_q, heads_kv, group;
   int off;            // seq_kv - seq_q: query i sees keys j <= i + off (causal)
