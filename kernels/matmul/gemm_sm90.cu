@@ -12,9 +12,10 @@
 //     m64nBNk16 (k8 for TF32; A K-major; B K-major for W[N,K], N-major through the descriptor's
 //     transpose bit for B[K,N]), keeping one k-block of wgmma in flight.
 //   - Epilogue: fp32 accumulators (+ bias: read before the tile's main loop, staged in shared memory)
-//     -> dtype -> stmatrix into a 128-byte-swizzled 64x64 staging buffer (two per consumer) -> TMA store
-//     (clips the tails). fp32 outputs, and C that cannot be a TMA target (not 16-byte aligned,
-//     N % 8 != 0), are stored from registers straight to global memory, bounds-checked.
+//     -> dtype -> a 128-byte-swizzled staging buffer of 64 rows x 128 bytes (stmatrix for 16 bits; two
+//     buffers per consumer where they fit) -> TMA store (clips the tails). C that cannot be a TMA target
+//     (not 16-byte aligned, rows not a multiple of 16 bytes), split-K's partial sums and the transposed
+//     tiles of A_MN are stored from registers straight to global memory, bounds-checked.
 //   - The grid is one CTA per SM (persistent) walking the output tiles in M-grouped order (16 tile rows
 //     per group) for L2 reuse. setmaxnreg gives 2-consumer configurations 232 registers per consumer
 //     thread and 40 per producer thread.
@@ -76,11 +77,19 @@ struct TileCfg {
   static constexpr int B_BYTES = BN * 128;
   static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
   static constexpr int THREADS = 128 * (NC + 1);
-  // Epilogue staging (16-bit outputs only, which leave through TMA stores): per consumer, two 64x64
-  // chunks (8 KB each, 128-byte swizzle). fp32 outputs are stored from registers.
-  static constexpr int C_BYTES = ESZ == 2 ? NC * 2 * 8192 : 0;
+  // Shared memory: the stages, the barriers, the bias, then (1024-byte aligned) the epilogue's staging for
+  // C's TMA stores: per consumer, chunks of 64 rows x 128 bytes (64 16-bit or 32 fp32 columns; 8 KB, 128-byte
+  // swizzle), two buffers where they fit (fp32 128x256: one). fp32 with BLOCK_SUMS (3xTF32) stores from
+  // registers and has neither the staging nor the code: with the TMA-store epilogue compiled in, used or
+  // not, its fp32 8192^3 took 13.6 ms against 11.1-11.3 (bench_ops, H100, two leases; the cause was not
+  // measured). An fp32 launch that stores from registers (A_MN, split partial sums, unaligned C) leaves the
+  // staging out of its dynamic shared memory, as before the staging existed.
+  static constexpr int C_CHUNK_COLS = 128 / ESZ;
   static constexpr int BIAS_BYTES = NC * BN * ESZ;  // per consumer: the tile's bias
-  static constexpr int SMEM = STAGES * STAGE_BYTES + C_BYTES + 2 * STAGES * 8 + BIAS_BYTES + 1024;  // + barriers, alignment
+  static constexpr int C_OFFSET = (STAGES * STAGE_BYTES + 2 * STAGES * 8 + BIAS_BYTES + 1023) / 1024 * 1024;
+  static constexpr int C_BUFS = C_OFFSET + NC * 2 * 8192 + 1024 <= 227 * 1024 ? 2 : 1;
+  static constexpr int C_BYTES = ESZ == 4 && BLOCK_SUMS ? 0 : NC * C_BUFS * 8192;
+  static constexpr int SMEM = C_OFFSET + C_BYTES + 1024;  // + the base's alignment
   static_assert(BN % 64 == 0 && BN <= 256, "BN");
   static_assert(CL == 1 || (CL == 2 && BN >= 128), "a cluster pair splits B into two boxes");
   static_assert(!BLOCK_SUMS || BN <= 192, "block sums take a second set of accumulators");
@@ -95,7 +104,7 @@ struct Params {
   int n_tiles;   // ceil(N / BN)
   int group_m;   // cluster tiles per group along M (tile order)
   uint32_t b_lbo, b_sbo;  // N-major B descriptor: byte offsets between 64-column chunks / 8-row k groups
-  int tma_store;          // 1: epilogue through shared memory + TMA store (C 16-byte aligned, N % 8 == 0)
+  int tma_store;          // 1: epilogue through shared memory + TMA store (C 16-byte aligned, 16-byte rows)
   // Rows of A each k-block's TMA load brings: BM, or M rounded up to 8 when the whole of M is one short
   // tile (decode-like M < BM). The rows past it in the stage are stale; they only feed accumulator rows
   // >= M, which the epilogue never stores.
@@ -201,6 +210,9 @@ __device__ __forceinline__ void bulk_wait_read() {
 __device__ __forceinline__ void bulk_wait_all() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
 __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
 __device__ __forceinline__ void named_bar(int id, int n) { asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(n) : "memory"); }
+__device__ __forceinline__ void st_shared_v2(uint32_t addr, float a, float b) {
+  asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(addr), "f"(a), "f"(b) : "memory");
+}
 __device__ __forceinline__ void stmatrix_x4(uint32_t addr, uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3) {
   asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(r0), "r"(r1),
                "r"(r2), "r"(r3)
@@ -261,8 +273,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
   constexpr bool HAS_BIAS = E == Epi::bias;
   extern __shared__ __align__(1024) uint8_t smem_raw[];
   const uint32_t base = (smem_u32(smem_raw) + 1023u) & ~1023u;
-  const uint32_t cbuf = base + STAGES * Cfg::STAGE_BYTES;  // epilogue staging
-  const uint32_t bars = cbuf + Cfg::C_BYTES;
+  const uint32_t bars = base + STAGES * Cfg::STAGE_BYTES;
+  const uint32_t cbuf = base + Cfg::C_OFFSET;  // epilogue staging
   auto sA = [&](int s) { return base + s * Cfg::STAGE_BYTES; };
   auto sB = [&](int s) { return base + s * Cfg::STAGE_BYTES + Cfg::A_BYTES; };
   auto full = [&](int s) { return bars + 8 * s; };
@@ -524,36 +536,55 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         store_regs(p.partial + (int64_t(sp) * p.batch + b) * p.M * p.N, p.N % 2 == 0);
         continue;
       }
-      if constexpr (sizeof(T) == 2) {
+      if constexpr (Cfg::C_BYTES > 0) {
         if (p.tma_store) {
-          // 64x64 chunks: registers (+ bias) -> stmatrix into a 128-byte-swizzled 8 KB buffer -> TMA store
-          // (clips rows >= M, columns >= N). Two buffers per consumer; a buffer is rewritten only after
-          // the store issued from it two chunks earlier has read it.
-          const uint32_t my_buf = cbuf + c * 2 * 8192;
-          const int q8 = lane / 8, rr = lane % 8;  // stmatrix: lanes 8q..8q+7 address matrix q's rows
-  #pragma unroll
-          for (int ch = 0; ch < BN / 64; ++ch) {
-            const uint32_t buf = my_buf + (epi_count & 1) * 8192;
-            if (tid == 0) bulk_wait_read<1>();
+          // Chunks of 64 rows x 128 bytes of C: registers (+ bias) -> a 128-byte-swizzled 8 KB buffer (16-bit:
+          // stmatrix; fp32: 8-byte stores) -> TMA store (clips rows >= M, columns >= N). With two buffers a
+          // consumer rewrites one only after the store issued from it two chunks earlier has read it; with
+          // one, after the last.
+          constexpr int CB = Cfg::C_BUFS, CC = Cfg::C_CHUNK_COLS;
+          const uint32_t my_buf = cbuf + c * CB * 8192;
+#pragma unroll
+          for (int ch = 0; ch < BN / CC; ++ch) {
+            const uint32_t buf = my_buf + (CB == 2 ? (epi_count & 1) * 8192 : 0);
+            if (tid == 0) bulk_wait_read<CB - 1>();
             named_bar(1 + c, 128);
-  #pragma unroll
-            for (int jp = 0; jp < 4; ++jp) {  // column groups 2jp, 2jp+1 of this chunk
-              uint32_t r[4];
-  #pragma unroll
-              for (int q = 0; q < 4; ++q) {
-                const int jl = 2 * jp + q / 2, i = q % 2;  // matrix q: rows +8i, column group jl
-                const int j = ch * 8 + jl;
-                const float2 bb = bias_at(j);
-                r[q] = pack2<T>(acc[4 * j + 2 * i] + bb.x, acc[4 * j + 2 * i + 1] + bb.y);
+            if constexpr (sizeof(T) == 2) {
+              const int q8 = lane / 8, rr = lane % 8;  // stmatrix: lanes 8q..8q+7 address matrix q's rows
+#pragma unroll
+              for (int jp = 0; jp < 4; ++jp) {  // column groups 2jp, 2jp+1 of this chunk
+                uint32_t r[4];
+#pragma unroll
+                for (int q = 0; q < 4; ++q) {
+                  const int jl = 2 * jp + q / 2, i = q % 2;  // matrix q: rows +8i, column group jl
+                  const int j = ch * 8 + jl;
+                  const float2 bb = bias_at(j);
+                  r[q] = pack2<T>(acc[4 * j + 2 * i] + bb.x, acc[4 * j + 2 * i + 1] + bb.y);
+                }
+                const int row = warp * 16 + (q8 % 2) * 8 + rr;  // row inside the consumer's 64
+                const int chunk16 = 2 * jp + q8 / 2;             // 16-byte column chunk inside 128 bytes
+                stmatrix_x4(buf + row * 128 + ((chunk16 ^ (row & 7)) << 4), r[0], r[1], r[2], r[3]);
               }
-              const int row = warp * 16 + (q8 % 2) * 8 + rr;  // row inside the consumer's 64
-              const int chunk16 = 2 * jp + q8 / 2;             // 16-byte column chunk inside 128 bytes
-              stmatrix_x4(buf + row * 128 + ((chunk16 ^ (row & 7)) << 4), r[0], r[1], r[2], r[3]);
+            } else {
+              // The thread's column pair 8jl + 2t of rows r, r + 8: 16-byte chunk 2jl + t / 2, byte 8 (t % 2).
+              const int t = lane % 4;
+#pragma unroll
+              for (int jl = 0; jl < 4; ++jl) {
+                const int j = ch * 4 + jl;
+                const float2 bb = bias_at(j);
+#pragma unroll
+                for (int i = 0; i < 2; ++i) {
+                  const int row = warp * 16 + 8 * i + lane / 4;
+                  const int chunk16 = 2 * jl + t / 2;
+                  st_shared_v2(buf + row * 128 + ((chunk16 ^ (row & 7)) << 4) + 8 * (t % 2),
+                               acc[4 * j + 2 * i] + bb.x, acc[4 * j + 2 * i + 1] + bb.y);
+                }
+              }
             }
             fence_proxy_async();
             named_bar(1 + c, 128);
             if (tid == 0) {
-              tma_store(&tmC, buf, n0 + 64 * ch, m0 + c * 64, b);
+              tma_store(&tmC, buf, n0 + CC * ch, m0 + c * 64, b);
               bulk_commit();
             }
             ++epi_count;
@@ -866,12 +897,14 @@ void launch(const GemmArgs& a, const SplitK& sk, cudaStream_t stream) {
   const int b_tail_rows = B_NK && CL == 1 && N % BN != 0 ? int((N % BN + 7) / 8 * 8) : 0;
   const CUtensorMap tmBt =
       b_tail_rows ? cached_map(a.B, a.dt, uint64_t(K), uint64_t(N), uint64_t(B), BK, uint32_t(b_tail_rows)) : tmB;
-  // The TMA-store epilogue (16-bit C) needs C to satisfy the same rules as a TMA source.
-  const bool tma_store =
-      sizeof(T) == 2 && (reinterpret_cast<uintptr_t>(a.C) & 15) == 0 && N % 8 == 0;
+  // The TMA-store epilogue needs C to satisfy the same rules as a TMA source. A_MN's transposed tiles and
+  // split partial sums are stored from registers.
+  const bool tma_store = Cfg::C_BYTES > 0 && !A_MN && E != Epi::partial &&
+                         (reinterpret_cast<uintptr_t>(a.C) & 15) == 0 && (N * int64_t(sizeof(T))) % 16 == 0;
   CUtensorMap tmC;
   if (tma_store)
-    tmC = cached_map(a.C, a.dt, uint64_t(N), uint64_t(M), uint64_t(B), 64, uint32_t(std::min(64, a_rows)));
+    tmC = cached_map(a.C, a.dt, uint64_t(N), uint64_t(M), uint64_t(B), uint32_t(Cfg::C_CHUNK_COLS),
+                     uint32_t(std::min(64, a_rows)));
   else
     std::memset(&tmC, 0, sizeof tmC);
   Params p;
@@ -902,7 +935,8 @@ void launch(const GemmArgs& a, const SplitK& sk, cudaStream_t stream) {
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(unsigned(clusters * CL));
   cfg.blockDim = dim3(Cfg::THREADS);
-  cfg.dynamicSmemBytes = Cfg::SMEM;
+  // fp32 launches that store from registers leave the staging out (TileCfg); 16-bit ones keep it.
+  cfg.dynamicSmemBytes = sizeof(T) == 4 && !tma_store ? Cfg::SMEM - Cfg::C_BYTES : Cfg::SMEM;
   cfg.stream = stream;
   cudaLaunchAttribute attr[2];
   unsigned n_attr = 0;
