@@ -1,8 +1,8 @@
 // The wgmma GEMM's choice of tile configuration and split-K count (sm90_model_choice, gemm_sm90.cu) against
 // a measurement: tests/data/gemm_sweep_h100.md is tools/gemm_sweep's table from the H100 with the kernels
-// of commit dfa93ba (the 128x192 tile, the split-K reduction as a programmatic dependent launch, W[N, K]'s
-// tail box; bf16, every cluster-free configuration with 1..8 K splits, L2 cleaned, event-timed medians, the
-// configurations of a shape timed in turns). The model is pure host code, so this runs without a GPU.
+// of commit 8701c5e (the 128x192 tile, the split-K reduction as a programmatic dependent launch, W[N, K]'s
+// tail box, the 64x64 tile's 12 stages; bf16, every cluster-free configuration with 1..8 K splits, L2
+// cleaned, event-timed medians, the configurations of a shape timed in turns). The model is pure host code, so this runs without a GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
