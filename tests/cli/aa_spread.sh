@@ -6,9 +6,9 @@ set -u
 py=$1
 script=$2
 data=$3
-passed=0 failed=0
+source "$(dirname "$0")/lib.sh"
 has() {  # has WHAT TEXT PATTERN: the fixed string PATTERN is in TEXT
-  if grep -qF -- "$3" <<<"$2"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $1: no '$3' in:"; echo "$2"; fi
+  check "$1: no '$3' in:"$'\n'"$2" grep -qF -- "$3" <<<"$2"
 }
 same=$("$py" "$script" "$data/compare_baseline.json" "$data/compare_current_same.json")
 has "same: 8 pairs" "$same" "8 results in common"
@@ -21,6 +21,5 @@ has "slower: torch fails" "$slower" "| torch | 3 of 4 (75.0%) | - | 1 | 19.8% | 
 has "slower: relu listed" "$slower" "- activation/relu/fp32/4096x4096/framework: 45.15 vs 56.54 µs (+25.2%)"
 "$py" "$script" "$data/no_such_report.json" "$data/compare_baseline.json" >/dev/null 2>&1
 code=$?
-if [ "$code" -eq 2 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: a missing report exits $code, not 2"; fi
-echo "aa_spread: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+check "a missing report exits $code, not 2" [ "$code" -eq 2 ]
+finish "aa_spread"

@@ -14,27 +14,7 @@ printf '{"schema_version": 1, "context": {}, "results": []}\n' >"$tmp/schema1.js
 base=$data/compare_baseline.json
 same=$data/compare_current_same.json
 slower=$data/compare_current_slower.json
-passed=0 failed=0
-
-check() {  # check WHAT CONDITION...: count a test that is not an exit code
-  local what=$1
-  shift
-  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $what"; fi
-}
-
-expect() {  # expect CODE PATTERN ARGS...: exit code and a pattern in what bench_ops printed
-  local want=$1 pattern=$2
-  shift 2
-  local out code
-  out=$("$bench" "$@" 2>&1)
-  code=$?
-  if [ "$code" -eq "$want" ] && grep -q -- "$pattern" <<<"$out"; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAIL: bench_ops $* -> exit $code (want $want, output matching '$pattern'), output: $out"
-  fi
-}
+source "$(dirname "$0")/lib.sh"
 
 # Verdicts and exit codes.
 expect 0 "result: no regression" compare "$base" "$same" --output-dir "$tmp/same"
@@ -92,5 +72,4 @@ expect 2 "schema 1" history append "$tmp/schema1.json" --history "$tmp/hist/hist
 expect 2 "not a bench_ops compare report" history append "$same" --history "$tmp/hist/history.jsonl" --comparison "$same"
 expect 2 "" history frobnicate
 
-echo "compare exit codes: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish "compare exit codes"

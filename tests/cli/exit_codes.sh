@@ -7,21 +7,7 @@ bench=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 touch "$tmp/a_file"
-passed=0 failed=0
-
-expect() {  # expect CODE PATTERN ARGS...: exit code and a pattern in what it printed
-  local want=$1 pattern=$2
-  shift 2
-  local out code
-  out=$("$bench" "$@" 2>&1)
-  code=$?
-  if [ "$code" -eq "$want" ] && grep -q -- "$pattern" <<<"$out"; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAIL: bench_ops $* -> exit $code (want $want), output: $out"
-  fi
-}
+source "$(dirname "$0")/lib.sh"
 
 expect 0 "Exit codes" --help
 expect 0 "softmax" --list-ops
@@ -32,5 +18,4 @@ expect 2 "malformed shape" --shape 12x
 expect 2 "no selected op can take the shape" --op permute_0213 --shape 7
 expect 4 "--output-dir" --op add --fast --output-dir "$tmp/a_file/reports"
 
-echo "exit codes: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish "exit codes"

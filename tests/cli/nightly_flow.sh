@@ -12,13 +12,7 @@ repo=$2
 data=$repo/tests/data
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0
-
-check() {  # check WHAT CONDITION...
-  local what=$1
-  shift
-  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $what"; fi
-}
+source "$(dirname "$0")/lib.sh"
 
 # A build folder whose only target is a no-op bench_ops, and the stand-in executable in it.
 fake=$tmp/build
@@ -134,5 +128,4 @@ check "run.sh, default folder: the re-run ran" test "$(sed -n 2p "$tmp/filters")
 check "run.sh, default folder: the baseline and the suite's report there, not the re-run's" \
   test "$(find "$tmp/repo/docs/benchmark" -name 'ops_*.json' | wc -l)" -eq 2
 
-echo "nightly flow: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish "nightly flow"
