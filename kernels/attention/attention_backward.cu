@@ -70,7 +70,8 @@ int heads_per_cta(const AttentionShape& s) {
 
 // D = rowsum(dO * O), and the dQ accumulator's row cleared (the same [b, i, h] row index): D / 8 lanes per
 // row, 8 elements a lane (16-byte loads when VEC). Also clears the split group's dK, dV accumulators
-// (p.dkv_clear4 float4s from p.dk_accum; a memset launch of its own cost ~2 us at 1x512x32x8x128).
+// (p.dkv_clear4 float4s from p.dk_accum) instead of a memset launch of their own (with the convert launches
+// merged and the dependent launches, 1x512x32x8x128 75.4 -> 72.3 us on H100; the memset alone not measured).
 template <class T, int D, bool VEC>
 __global__ void attention_delta_kernel(const T* __restrict__ o, const T* __restrict__ d_o, const Args p, int64_t rows) {
   constexpr int kLanes = D / 8;
@@ -137,7 +138,7 @@ __global__ void attention_convert_kernel(const ConvertJobs jobs) {
   wait_for_prerequisite();
   for (int64_t i = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) * 8; i < jobs.end[2];
        i += int64_t(gridDim.x) * blockDim.x * 8) {
-    // Selects rather than an index into the parameters, which would copy them to local memory.
+    // Selects rather than a dynamic index into the parameters, which can place them in local memory.
     const bool j0 = i < jobs.end[0], j1 = !j0 && i < jobs.end[1];
     const int64_t j = i - (j0 ? 0 : j1 ? jobs.end[0] : jobs.end[1]);
     const float* acc = (j0 ? jobs.acc[0] : j1 ? jobs.acc[1] : jobs.acc[2]) + j;

@@ -1021,8 +1021,8 @@ auto dispatch_config(Sm90Config c, F&& f) {
 
 template <Sm90Config C>
 void launch_cfg(const GemmArgs& a, cudaStream_t s, int splits) {
-  // Linear layers (W as [N, K]) carry a bias, B[K, N] with a bias is supported too. fp32 (TF32) takes
-  // W as [N, K] only and does not split.
+  // Linear layers (W as [N, K]) carry a bias, B[K, N] with a bias is supported too. fp32 (TF32): W as [N, K]
+  // unsplit (block sums too), or B as [K, N] as the transposed problem (A_MN), split where it pays.
   const bool nk = a.b_layout == GemmLayout::nk;
   dispatch_float(a.dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
