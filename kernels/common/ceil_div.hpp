@@ -1,4 +1,4 @@
-// ceil_div for host and device code; host-only headers (the reduction plans) use it without CUDA.
+// ceil_div and round_up for host and device code; host-only headers (the reduction plans) use it without CUDA.
 #pragma once
 #include <cstdint>
 
@@ -11,5 +11,6 @@
 namespace fw {
 
 FW_HOST_DEVICE constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+FW_HOST_DEVICE constexpr int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
 
 }  // namespace fw

@@ -6,8 +6,8 @@
 //     chunk; the A rows of the chunk sit in shared memory; chunks run in parallel and add into a
 //     zeroed C (split-K) so that the grid fills the GPU.
 //   W as [N, K] (linear): a warp owns 2 columns and its lanes stride along K (16-byte loads of W's
-//     contiguous rows), the A chunk in shared memory, a warp-shuffle sum at the end. No split: N / 16
-//     blocks already fill the GPU for N >= 2048.
+//     contiguous rows), A in shared memory (fp32: whole where it fits, else chunk by chunk), a warp-shuffle
+//     sum at the end. No split: N / 16 blocks already fill the GPU for N >= 2048.
 // Both are instantiated for at most 1, 4 or 16 rows (accumulators sized to the rows), and issue their
 // loads of B / W in batches (8 rows of B, 4 x 2 chunks of W per lane) before the multiply-adds, so that
 // enough bytes are in flight to stream at HBM speed. bench_ops on H100 (L2 cold), {1, 4096, 4096}:
@@ -127,22 +127,47 @@ __device__ __forceinline__ void load16(const T* p, float (&f)[E]) {
   }
 }
 
-template <class T, int MM, bool VEC>
+// WHOLE_A: the A rows are staged once, whole (K rounded up to the chunk, zero-padded; `pitch` floats a row),
+// and the chunks follow one another without a barrier, so that a warp's next loads of W are not held behind
+// the block's staging of the next A chunk (an L2 round trip and two barriers a chunk). Otherwise `pitch` is
+// kChunk and each chunk of A is staged in turn.
+template <class T, int MM, bool VEC, bool WHOLE_A>
 __global__ void __launch_bounds__(kThreads) k_nk(const T* __restrict__ A, const T* __restrict__ W,
                                                  const T* __restrict__ bias, T* __restrict__ C, int M, int N,
-                                                 int K) {
+                                                 int K, int pitch) {
   constexpr int E = nk_vec<T>(), kChunk = nk_chunk<T>();
-  extern __shared__ float As[];  // [M][kChunk]
+  extern __shared__ float As_all[];  // [M][pitch]
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int n0 = blockIdx.x * kNkCols + warp * kNkColsPerWarp;
   float acc[kNkColsPerWarp][MM] = {};
-  for (int k0 = 0; k0 < K; k0 += kChunk) {
-    const int kc = min(kChunk, K - k0);
-    for (int i = threadIdx.x; i < M * kChunk; i += kThreads) {
-      const int m = i / kChunk, k = i % kChunk;
-      As[i] = k < kc ? to_float(A[int64_t(m) * K + k0 + k]) : 0.f;
+  // As_all[m][0, len) = A[m][k0, k0 + len), zero past K; kStageU loads of a thread in flight before its stores:
+  // 8 in fp32 (gemm_skinny below has the figures), one in 16 bits as before (staged 8 at a time with the
+  // chunk's length a run-time value, H100 linear 1x4096x4096 bf16 took 17.46 us against 16.13, 1x11008x4096
+  // 39.84 against 37.18; which of the two cost it was not measured).
+  constexpr int kStageU = sizeof(T) == 4 ? 8 : 1;
+  auto stage = [&](int k0) {
+    const int len = WHOLE_A ? pitch : kChunk;  // chunk by chunk: a constant (m and k by shifts)
+    const int total = M * len;
+    for (int base = threadIdx.x; base < total; base += kStageU * kThreads) {
+      float v[kStageU];
+#pragma unroll
+      for (int u = 0; u < kStageU; ++u) {
+        const int i = base + u * kThreads, m = i / len, k = i - m * len;
+        v[u] = i < total && k0 + k < K ? to_float(A[int64_t(m) * K + k0 + k]) : 0.f;
+      }
+#pragma unroll
+      for (int u = 0; u < kStageU; ++u) {
+        const int i = base + u * kThreads, m = i / len;
+        if (i < total) As_all[m * pitch + i - m * len] = v[u];
+      }
     }
     __syncthreads();
+  };
+  if constexpr (WHOLE_A) stage(0);
+  for (int k0 = 0; k0 < K; k0 += kChunk) {
+    const int kc = min(kChunk, K - k0);
+    if constexpr (!WHOLE_A) stage(k0);
+    const float* As = As_all + (WHOLE_A ? k0 : 0);  // this chunk's A, row m at As + m * pitch
     if (VEC) {
       // kNkU 16-byte loads per column in flight per lane (the lanes of a warp read 512 contiguous bytes).
       for (int kb = lane * E; kb < kc; kb += kChunk) {
@@ -168,7 +193,7 @@ __global__ void __launch_bounds__(kThreads) k_nk(const T* __restrict__ A, const 
             float a[E];
 #pragma unroll
             for (int q = 0; q < E / 4; ++q) {
-              const float4 a4 = *reinterpret_cast<const float4*>(As + m * kChunk + k + 4 * q);
+              const float4 a4 = *reinterpret_cast<const float4*>(As + m * pitch + k + 4 * q);
               a[4 * q] = a4.x, a[4 * q + 1] = a4.y, a[4 * q + 2] = a4.z, a[4 * q + 3] = a4.w;
             }
 #pragma unroll
@@ -189,12 +214,12 @@ __global__ void __launch_bounds__(kThreads) k_nk(const T* __restrict__ A, const 
 #pragma unroll
           for (int m = 0; m < MM; ++m) {
             if (m >= M) break;
-            acc[c][m] = fmaf(As[m * kChunk + k], v, acc[c][m]);
+            acc[c][m] = fmaf(As[m * pitch + k], v, acc[c][m]);
           }
         }
       }
     }
-    __syncthreads();
+    if constexpr (!WHOLE_A) __syncthreads();  // the chunk's A is restaged next
   }
 #pragma unroll
   for (int c = 0; c < kNkColsPerWarp; ++c) {
@@ -265,14 +290,25 @@ void gemm_skinny(const GemmArgs& a, cudaStream_t s) {
       const auto* W = static_cast<const T*>(a.B);
       const auto* bias = static_cast<const T*>(a.bias);
       auto* C = static_cast<T*>(a.C);
-      const size_t smem = size_t(M) * nk_chunk<T>() * sizeof(float);  // <= 32 KiB (fp32) / 4 KiB (16-bit)
+      // fp32: the whole of A where it fits the default 48 KiB of shared memory (M x K <= 12288: M = 1 up to K =
+      // 12288, 4 rows up to 3072), else a chunk at a time (<= 32 KiB), staged 8 loads at a time. H100, A/B/A in
+      // three leases against the kernel before (chunk by chunk, one load at a time): linear 1x4096x4096 fp32
+      // 26.1-26.3 us against 27.9-31.5 (whole A), 4x4096x4096 28.8-29.2 against 31.7-32.5 and 8x2048x2048 22.2
+      // against 23.1-23.2 (chunk by chunk). 16-bit rows stage chunk by chunk (4 KiB): with the whole of A
+      // (staged 8 at a time) they were slower (bf16 1x4096x4096 19.68 against 15.97 us, 1x11008x4096 50.82
+      // against 37.22; not explained).
+      const int whole = int(round_up(int64_t(K), int64_t(nk_chunk<T>())));
+      const bool whole_a = sizeof(T) == 4 && int64_t(M) * whole * int64_t(sizeof(float)) <= 48 * 1024;
+      const int pitch = whole_a ? whole : nk_chunk<T>();
+      const size_t smem = size_t(M) * pitch * sizeof(float);
       const bool vec = aligned && K % nk_vec<T>() == 0;
       auto go = [&](auto mm) {
         constexpr int MM = decltype(mm)::value;
-        if (vec)
-          k_nk<T, MM, true><<<blocks, kThreads, smem, s>>>(A, W, bias, C, M, N, K);
-        else
-          k_nk<T, MM, false><<<blocks, kThreads, smem, s>>>(A, W, bias, C, M, N, K);
+        auto launch = [&](auto kernel) { kernel<<<blocks, kThreads, smem, s>>>(A, W, bias, C, M, N, K, pitch); };
+        if constexpr (sizeof(T) == 4) {
+          if (whole_a) return vec ? launch(k_nk<T, MM, true, true>) : launch(k_nk<T, MM, false, true>);
+        }
+        vec ? launch(k_nk<T, MM, true, false>) : launch(k_nk<T, MM, false, false>);
       };
       if constexpr (std::is_same<T, float>::value)
         with_rows(M, go);

@@ -18,8 +18,6 @@ constexpr int64_t kChunkAlign = 64;   // chunk starts keep the row's 16-byte pha
 constexpr int kBlock = 256;           // threads of a streaming block
 constexpr int kUnroll = 4;            // 16-byte loads in flight a thread on rows of more than 64 vectors
 
-inline int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
-
 // How x[rows, cols] is cut into jobs: each row into `splits` pieces of `chunk` elements (the last
 // shorter), each job reduced by `group` threads (8..256, a power of two; 256/group jobs per block).
 // `unroll`: the 16-byte loads a thread keeps in flight, and the kernel compiled for it: 1 when every thread
