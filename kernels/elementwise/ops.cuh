@@ -83,12 +83,15 @@ struct Log { __device__ float operator()(float x) const { return logf(x); } };
 // sqrt as x * rsqrt(x) refined by one Newton step (error under one ulp, equal to the IEEE sqrt on
 // nearly every input): the IEEE sqrtf's out-of-line slow path cost 11-14% of bandwidth at large fp32
 // sizes on H100 (0.86-0.89x LibTorch with the best unroll).
+__device__ __forceinline__ float sqrt_newton(float x) {  // x finite and non-zero (negative: NaN)
+  const float r = rsqrtf(x);
+  const float y = x * r;
+  return fmaf(fmaf(-y, y, x), 0.5f * r, y);
+}
 struct Sqrt {
   __device__ float operator()(float x) const {
-    const float r = rsqrtf(x);
-    float y = x * r;
-    y = fmaf(fmaf(-y, y, x), 0.5f * r, y);
-    return (x == 0.f || isinf(x)) ? x : y;  // ±0 -> ±0, inf -> inf; negatives and NaN stay NaN
+    // ±0 -> ±0, inf -> inf; negatives and NaN stay NaN
+    return (x == 0.f || isinf(x)) ? x : sqrt_newton(x);
   }
 };
 struct Rsqrt { __device__ float operator()(float x) const { return rsqrtf(x); } };
@@ -98,10 +101,40 @@ struct Cos { __device__ float operator()(float x) const { return cosf(x); } };
 // --- with a scalar ------------------------------------------------------------------------------------
 struct AddScalar { float s; __device__ float operator()(float x) const { return x + s; } };
 struct MulScalar { float s; __device__ float operator()(float x) const { return x * s; } };
+// pow_scalar in fp32: an exponent s = k / 2 with 1 <= |k| <= 4 (+-0.5, +-1, +-1.5, +-2) is evaluated by
+// products and a square root, as LibTorch does for 2, 0.5, -0.5, -1 and -2 (1.5 and -1.5 as well here): powf
+// costs 60-120 instructions an element, which held x ** 1.5 in fp32 at 81-85% of the copy roof on H100, both
+// sides (full report at 8701c5e: 4096^2 53.2 us against a 43.6 us roof). Error, for |x| in [2^-30, 2^30]
+// (every intermediate and result a normal fp32 number), with u = 2^-24 the unit roundoff: sqrt_newton is
+// under one ulp, a relative error under 2u; x * x rounds once (u), x * sqrt(x) under 3u, 1 / p adds u. So the
+// result is within 4u = 2^-22 of x^s relatively (at most 4 ulp, nearer 2 in most binades), which
+// tests/gpu/test_short_math.cpp checks against pow in double on every exponent of the fast path. Every other x
+// (zero, subnormal, huge, inf, NaN, and negative x with a half-integer exponent) and every other exponent take
+// powf, so the special cases are powf's.
+__device__ __forceinline__ float pow_half_steps(float x, int k, float s) {
+  const float a = fabsf(x);
+  if (!(a >= 0x1p-30f && a <= 0x1p30f) || ((k & 1) && x < 0.f)) return powf(x, s);
+  const int m = k < 0 ? -k : k;
+  float p;
+  if (m == 1) p = sqrt_newton(x);
+  else if (m == 2) p = x;
+  else if (m == 3) p = x * sqrt_newton(x);
+  else p = x * x;
+  return k < 0 ? 1.f / p : p;
+}
 template <bool Short16>
 struct PowScalar {
   float s;
-  __device__ float operator()(float x) const { return Short16 ? short16::pow(x, s) : powf(x, s); }
+  int half_steps;  // k when s == k / 2 with 1 <= |k| <= 4 (fp32 results only), else 0: see pow_half_steps
+  static PowScalar of(float s) {
+    const float k = 2.f * s;
+    const bool fast = !Short16 && k == std::nearbyint(k) && std::fabs(k) >= 1.f && std::fabs(k) <= 4.f;
+    return {s, fast ? int(k) : 0};
+  }
+  __device__ float operator()(float x) const {
+    if (Short16) return short16::pow(x, s);
+    return half_steps != 0 ? pow_half_steps(x, half_steps, s) : powf(x, s);
+  }
 };
 
 // --- activations ------------------------------------------------------------------------------------

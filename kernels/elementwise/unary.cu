@@ -33,7 +33,7 @@ void dispatch(UnaryOp op, const void* x, void* y, int64_t n, float c, cudaStream
     case UnaryOp::cos: return run<T>(ops::Cos{}, x, y, n, s);
     case UnaryOp::add_scalar: return run<T>(ops::AddScalar{c}, x, y, n, s);
     case UnaryOp::mul_scalar: return run<T>(ops::MulScalar{c}, x, y, n, s);
-    case UnaryOp::pow_scalar: return run<T>(ops::PowScalar<kShort16>{c}, x, y, n, s);
+    case UnaryOp::pow_scalar: return run<T>(ops::PowScalar<kShort16>::of(c), x, y, n, s);
     case UnaryOp::relu: return run<T>(ops::Relu{}, x, y, n, s);
     case UnaryOp::leaky_relu: return run<T>(ops::LeakyRelu{c}, x, y, n, s);
     case UnaryOp::sigmoid: return run<T>(ops::Sigmoid{}, x, y, n, s);

@@ -1,12 +1,14 @@
 // The short evaluations that pow, pow_scalar and softplus use when their result is stored in fp16 or bf16
 // (kernels/elementwise/ops.cuh, namespace short16, where the error bound is derived): on every 16-bit
 // input, the stored result is within one ulp of the correctly rounded value (std::pow, std::log1p in
-// double, rounded once), NaN exactly where the reference is NaN. Skipped, with the reason, without a GPU.
+// double, rounded once), NaN exactly where the reference is NaN; and pow_scalar's fp32 fast path for
+// half-integer exponents within its derived bound. Skipped, with the reason, without a GPU.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -171,6 +173,72 @@ TEST_P(ShortMath, SoftplusOnEveryInput) {
       },
       "softplus");
   std::printf("softplus %s: %d of 65536 one ulp from the correctly rounded value\n", opbench::dtype_name(dt), ones);
+}
+
+// pow_scalar in fp32 on the exponents it evaluates by products and a square root (ops.cuh, pow_half_steps):
+// within the derived 2^-22 relative error of pow in double for |x| in [2^-30, 2^30], and on every other x
+// (powf's inputs there: zeros, subnormals, huge values, infinities, NaN, negative x) the special values
+// exactly (NaN, signed zero, signed infinity) and finite results within 4 ulp. The inputs: one fp32 bit
+// pattern in every 4093 across the whole range (both signs), and the edges of the fast range.
+TEST(PowScalarFp32, HalfIntegerExponents) {
+  const std::string reason = opbench::testing_gpu::skip_reason();
+  if (!reason.empty()) GTEST_SKIP() << reason;
+  std::vector<float> x;
+  for (uint64_t b = 0; b < (uint64_t(1) << 32); b += 4093) {
+    float v;
+    const uint32_t u = uint32_t(b);
+    std::memcpy(&v, &u, 4);
+    x.push_back(v);
+  }
+  for (float e : {0x1p-30f, 0x1p30f, std::nextafter(0x1p-30f, 0.f), std::nextafter(0x1p30f, 1e38f), 0.f, -0.f, 1.f, -1.f,
+                  std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                  std::numeric_limits<float>::denorm_min(), std::numeric_limits<float>::max()})
+    for (float sign : {1.f, -1.f}) x.push_back(sign * e);
+  const size_t n = x.size();
+  void *dx = nullptr, *dy = nullptr;
+  ASSERT_EQ(cudaMalloc(&dx, n * 4), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&dy, n * 4), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(dx, x.data(), n * 4, cudaMemcpyHostToDevice), cudaSuccess);
+  auto ulps = [](float a, float b) {  // distance on the number line (+0 = -0)
+    int32_t ia, ib;
+    std::memcpy(&ia, &a, 4);
+    std::memcpy(&ib, &b, 4);
+    const int64_t oa = ia < 0 ? -int64_t(ia & 0x7fffffff) : ia, ob = ib < 0 ? -int64_t(ib & 0x7fffffff) : ib;
+    return oa > ob ? oa - ob : ob - oa;
+  };
+  for (float s : {0.5f, -0.5f, 1.f, -1.f, 1.5f, -1.5f, 2.f, -2.f}) {
+    std::vector<float> y(n);
+    fw::unary(fw::UnaryOp::pow_scalar, DType::f32, dx, dy, int64_t(n), s, nullptr);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(y.data(), dy, n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    int failures = 0;
+    double worst = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const double ref = std::pow(double(x[i]), double(s));
+      const float want = float(ref);
+      const double a = std::fabs(double(x[i]));
+      bool ok;
+      if (std::isnan(want) || std::isnan(y[i])) {
+        ok = std::isnan(want) && std::isnan(y[i]);
+      } else if (a >= 0x1p-30 && a <= 0x1p30) {
+        const double rel = std::fabs(double(y[i]) - ref) / std::fabs(ref);
+        worst = std::max(worst, rel);
+        ok = rel <= 0x1p-22;
+      } else if (want == 0.f || std::isinf(want)) {
+        ok = want == y[i] && std::signbit(want) == std::signbit(y[i]);
+      } else {
+        ok = ulps(want, y[i]) <= 4;
+      }
+      if (!ok && ++failures <= 5)
+        ADD_FAILURE() << "pow_scalar fp32 exponent " << s << " at x = " << x[i] << ": got " << y[i] << ", pow in double "
+                      << ref;
+    }
+    EXPECT_EQ(failures, 0) << "pow_scalar fp32 exponent " << s;
+    std::printf("pow_scalar fp32 exponent %g: %zu inputs, largest relative error on the fast range %.3g (bound 2^-22 = %.3g)\n",
+                double(s), n, worst, 0x1p-22);
+  }
+  cudaFree(dx);
+  cudaFree(dy);
 }
 
 std::string dtype_case(const testing::TestParamInfo<DType>& info) { return opbench::dtype_name(info.param); }
