@@ -19,15 +19,20 @@ namespace {
 
 using namespace rowwise;
 
-// The row's logsumexp state and its target logit. Every thread of the row's job loads the target and then
-// x[row, t] when the job starts (init: one address for the whole group, so one transaction), before and
-// alongside the row's own loads, and carries it in its state. Reading them when the row ends (target,
-// then x[row, t]: two dependent loads after the reduction) kept every row's warp waiting two more round
-// trips: H100, 256x256x256 fp32 57.4 us against 33.4 for logsumexp on the same rows (report
-// 20261125-192853).
+// The row's logsumexp state and its target column. Every thread of the row's job loads the target when the
+// job starts (init: one address for the whole group, so one transaction), with the row's own loads and
+// nothing depending on it until the row ends; the thread that writes the row's loss then reads x[row, t],
+// which the row's loads have just brought into L2. Loading x[row, t] in init as well (its address waits for
+// the target) kept a medium row's loads behind two DRAM round trips in program order: H100, bf16 16384x768
+// 17.6 us against 13.0 for logsumexp on the same rows (report 20261126-065426). Read at the row's end (A/B/A,
+// one lease): 16.35 us against 17.54, fp32 512x512x512 198.5 against 211.2, but bf16 256x256x256 and
+// 512x512x512 2-3% slower (the short-row kernel: its next rows' loads wait behind that read). Taking x[row, t]
+// from the row's loaded vectors instead (the lane whose vector holds column t) cost registers and a test a
+// vector: bf16 4096x151936 418.6 -> 502.4 us. Reading both target and x[row, t] at the row's end was two round
+// trips after the reduction (256x256x256 fp32 57.4 us against 33.4, report 20261125-192853).
 struct CeState {
   float m, s;  // LseState
-  float xt;    // x[row, t]; NaN when t is outside [0, cols) (the loss is NaN then)
+  int t;       // the row's target column; -1 when outside [0, cols) (the loss is NaN then)
 };
 template <class T>
 struct RowLossOps {
@@ -38,7 +43,7 @@ struct RowLossOps {
   float* row_loss;
   __device__ __forceinline__ State init(int64_t row) const {
     const int64_t t = target[row];
-    return {-INFINITY, 0.f, (t >= 0 && t < cols) ? to_float(x[row * cols + t]) : NAN};
+    return {-INFINITY, 0.f, (t >= 0 && t < cols) ? int(t) : -1};
   }
   template <int N>
   __device__ __forceinline__ void add(State& st, const float (&v)[N], int64_t idx) const {
@@ -49,23 +54,24 @@ struct RowLossOps {
   }
   __device__ __forceinline__ State combine(const State& a, const State& b) const {
     const LseState l = LseOps().combine(LseState{a.m, a.s}, LseState{b.m, b.s});
-    return {l.m, l.s, a.xt};
+    return {l.m, l.s, a.t};
   }
   __device__ __forceinline__ void write(int64_t row, const State& st) const {
-    row_loss[row] = lse_value(LseState{st.m, st.s}) - st.xt;
+    const float xt = st.t >= 0 ? to_float(x[row * cols + st.t]) : NAN;
+    row_loss[row] = lse_value(LseState{st.m, st.s}) - xt;
   }
 };
-// A row's lanes merge their (m, s) max-first as an LseState does (row_engine.cuh); xt is the row's, the
-// same in every lane.
+// A row's lanes merge their (m, s) max-first as an LseState does (row_engine.cuh); t is the row's, the same in
+// every lane.
 template <class F>
 __device__ __forceinline__ CeState warp_allreduce(CeState s, F) {
   const LseState l = lse_allreduce_lanes(LseState{s.m, s.s}, 32);
-  return {l.m, l.s, s.xt};
+  return {l.m, l.s, s.t};
 }
 template <class F>
 __device__ __forceinline__ CeState group_allreduce(CeState s, F, int width) {
   const LseState l = lse_allreduce_lanes(LseState{s.m, s.s}, width);
-  return {l.m, l.s, s.xt};
+  return {l.m, l.s, s.t};
 }
 
 // out[0] = sum(v[0, n)) * scale, one block of 1024 threads (deterministic). v is 16-byte aligned (the
@@ -111,6 +117,7 @@ std::size_t cross_entropy_workspace_bytes(int64_t rows, int64_t cols, opbench::D
 void cross_entropy(opbench::DType dt, const void* logits, const int64_t* targets, void* out, int64_t rows,
                    int64_t cols, void* ws, std::size_t ws_bytes, cudaStream_t stream) {
   FW_REQUIRE(rows > 0 && cols > 0, "empty tensor");
+  FW_REQUIRE(cols <= INT_MAX, "cross_entropy: more than 2^31 - 1 classes");
   FW_REQUIRE(logits != nullptr && targets != nullptr && out != nullptr, "null pointer");
   const std::size_t need = cross_entropy_workspace_bytes(rows, cols, dt);
   FW_REQUIRE(ws != nullptr && ws_bytes >= need, "workspace too small for cross_entropy");
