@@ -63,6 +63,7 @@ const char* sm90_config_name(Sm90Config c);
 struct Sm90Shape {
   Sm90Config config;
   int bm, bn, stages, cl;
+  int stages_mn;  // the stages of the TF32 kernels of B as [K, N] (M-major A, sm90_tf32_kn_problem)
   const char* name;
 };
 const Sm90Shape& sm90_shape(Sm90Config c);  // throws std::invalid_argument for an unknown configuration

@@ -971,16 +971,21 @@ void launch_epi(const GemmArgs& a, const SplitK& sk, cudaStream_t s) {
 }
 
 // What each Sm90Config stands for: its tile (BM = 64 per consumer warpgroup), the ring's stages, the cluster
-// size along M (2: a pair sharing its B tile through TMA multicast) and its name. The kernels' template
-// parameters (TileCfgOf) and the host's tile arithmetic (sm90_one_round) both read it.
+// size along M (2: a pair sharing its B tile through TMA multicast), the stages of its TF32 B[K, N] (A_MN)
+// kernels and its name. The kernels' template parameters (TileCfgOf) and the host's tile arithmetic
+// (sm90_one_round) both read it. The 64x64 tile keeps 12 stages (192 KB) in flight where it streams K for
+// decode-like M (bf16 16x4096x4096 14.75 -> 13.76 us against 8), but its A_MN kernels were faster at 8 (H100,
+// one lease, A/B/A: TF32 matmul 64x4096x4096 28.54 us at 8 against 30.19 / 30.18 at 12, 16x4096x4096 27.82
+// against 29.60 / 29.38; both split in two; not explained; at 6 stages, probed in another lease, 27.55 and 27.07
+// against 28.61 and 27.94 at 8, the rest of the --tf32 report within noise: 8 kept).
 constexpr Sm90Shape kSm90Shapes[] = {
-    {Sm90Config::bm128_bn256_cl2, 128, 256, 4, 2, "128x256 cluster2"},
-    {Sm90Config::bm128_bn256_cl1, 128, 256, 4, 1, "128x256"},
-    {Sm90Config::bm128_bn192, 128, 192, 4, 1, "128x192"},
-    {Sm90Config::bm128_bn128_cl2, 128, 128, 6, 2, "128x128 cluster2"},
-    {Sm90Config::bm128_bn128_cl1, 128, 128, 6, 1, "128x128"},
-    {Sm90Config::bm64_bn128, 64, 128, 8, 1, "64x128"},
-    {Sm90Config::bm64_bn64, 64, 64, 12, 1, "64x64"},
+    {Sm90Config::bm128_bn256_cl2, 128, 256, 4, 2, 4, "128x256 cluster2"},
+    {Sm90Config::bm128_bn256_cl1, 128, 256, 4, 1, 4, "128x256"},
+    {Sm90Config::bm128_bn192, 128, 192, 4, 1, 4, "128x192"},
+    {Sm90Config::bm128_bn128_cl2, 128, 128, 6, 2, 6, "128x128 cluster2"},
+    {Sm90Config::bm128_bn128_cl1, 128, 128, 6, 1, 6, "128x128"},
+    {Sm90Config::bm64_bn128, 64, 128, 8, 1, 8, "64x128"},
+    {Sm90Config::bm64_bn64, 64, 64, 12, 1, 8, "64x64"},
 };
 constexpr bool known(Sm90Config c) { return int(c) >= 0 && int(c) < int(Sm90Config::count); }
 constexpr const Sm90Shape& shape_of(Sm90Config c) { return kSm90Shapes[int(c)]; }
@@ -996,10 +1001,10 @@ constexpr bool shapes_consistent() {
 }
 static_assert(shapes_consistent(), "kSm90Shapes: one entry per Sm90Config, in order; kSm90ModelTiles' sizes");
 
-// The kernel's tile configuration for configuration C and element type T.
-template <class T, Sm90Config C, bool BLOCK_SUMS = false>
-using TileCfgOf =
-    TileCfg<T, shape_of(C).bn, shape_of(C).bm / 64, shape_of(C).stages, shape_of(C).cl, BLOCK_SUMS>;
+// The kernel's tile configuration for configuration C and element type T (A_MN: of the TF32 B[K, N] kernels).
+template <class T, Sm90Config C, bool BLOCK_SUMS = false, bool A_MN = false>
+using TileCfgOf = TileCfg<T, shape_of(C).bn, shape_of(C).bm / 64, A_MN ? shape_of(C).stages_mn : shape_of(C).stages,
+                          shape_of(C).cl, BLOCK_SUMS>;
 
 // Calls f(std::integral_constant<Sm90Config, c>{}), c as a template argument:
 //   dispatch_config(c, [&](auto k) { constexpr Sm90Config C = decltype(k)::value; ... });
@@ -1034,11 +1039,12 @@ void launch_cfg(const GemmArgs& a, cudaStream_t s, int splits) {
         FW_REQUIRE(CL == 1 && a.accumulate == Accumulate::tensor_core && sm90_tf32_kn_supported(a),
                    "gemm_sm90: TF32 with B as [K, N] takes a cluster-free configuration, no bias, no block sums");
         if constexpr (CL == 1) {
+          using CfgMN = TileCfgOf<T, C, false, true>;
           const SplitK sk = splitk_for(a, C, Cfg::BM, Cfg::BN, splits);
           if (sk.splits > 1)
-            launch<T, Cfg, true, Epi::partial, true>(sm90_tf32_kn_problem(a), sk, s);
+            launch<T, CfgMN, true, Epi::partial, true>(sm90_tf32_kn_problem(a), sk, s);
           else
-            launch<T, Cfg, true, Epi::plain, true>(sm90_tf32_kn_problem(a), one, s);
+            launch<T, CfgMN, true, Epi::plain, true>(sm90_tf32_kn_problem(a), one, s);
         }
         return;
       }
