@@ -42,24 +42,23 @@ struct DeviceInfo {
 const DeviceInfo& current_device_info();  // cached per device
 
 // ---- TMA + wgmma (sm_90a), gemm_sm90.cu ------------------------------------------------------------
-// Tile configurations: block tile BM x BN (BM = 64 per consumer warpgroup), k-block 64, stages, and the
-// thread-block cluster size along M (2: the pair shares its B tile through TMA multicast).
+// Tile configurations: block tile BM x BN (BM = 64 per consumer warpgroup), k-block 64, and the thread-block
+// cluster size along M (2: the pair shares its B tile through TMA multicast). Their sizes, stages and names are
+// one table, kSm90Shapes in gemm_sm90.cu (sm90_shape below).
 enum class Sm90Config : int {
-  bm128_bn256_cl2,  // 2 consumers, 4 stages, B multicast to a pair of CTAs
-  bm128_bn256_cl1,  // 2 consumers, 4 stages
-  bm128_bn192,      // 2 consumers, 4 stages (N = 9728 in 51 tiles: one wave at 128-256 rows, where 256
-                    // wide leaves 56 of 132 SMs idle and 128 wide takes two rounds)
-  bm128_bn128_cl2,  // 2 consumers, 6 stages
-  bm128_bn128_cl1,  // 2 consumers, 6 stages
-  bm64_bn128,       // 1 consumer, 8 stages
-  bm64_bn64,        // 1 consumer, 12 stages (narrow problems: decode-like M, small N; 12 stages of 16 KB
-                    // keep enough loads in flight to stream K: bf16 [16, 4096] @ [4096, 4096] 14.8 -> 13.8 us
-                    // against 8 stages, [512, 4864] @ W[896, 4864]^T unchanged at 15.1; bench_ops, H100)
+  bm128_bn256_cl2,  // 2 consumers, B multicast to a pair of CTAs
+  bm128_bn256_cl1,  // 2 consumers
+  bm128_bn192,      // 2 consumers (N = 9728 in 51 tiles: one wave at 128-256 rows, where 256 wide leaves 56
+                    // of 132 SMs idle and 128 wide takes two rounds)
+  bm128_bn128_cl2,  // 2 consumers, a pair
+  bm128_bn128_cl1,  // 2 consumers
+  bm64_bn128,       // 1 consumer
+  bm64_bn64,        // 1 consumer (narrow problems: decode-like M, small N)
   count
 };
 const char* sm90_config_name(Sm90Config c);
 // A configuration: its tile (bm x bn), its ring of stages, its cluster size along M (1, or 2: a pair sharing
-// its B tile) and its name.
+// its B tile), the ring of its TF32 B[K, N] kernels and its name.
 struct Sm90Shape {
   Sm90Config config;
   int bm, bn, stages, cl;
