@@ -102,15 +102,15 @@ struct Cos { __device__ float operator()(float x) const { return cosf(x); } };
 struct AddScalar { float s; __device__ float operator()(float x) const { return x + s; } };
 struct MulScalar { float s; __device__ float operator()(float x) const { return x * s; } };
 // pow_scalar in fp32: an exponent s = k / 2 with 1 <= |k| <= 4 (+-0.5, +-1, +-1.5, +-2) is evaluated by
-// products and a square root, as LibTorch does for 2, 0.5, -0.5, -1 and -2 (1.5 and -1.5 as well here): powf
-// costs 60-120 instructions an element, which held x ** 1.5 in fp32 at 81-85% of the copy roof on H100, both
-// sides (full report at 8701c5e: 4096^2 53.2 us against a 43.6 us roof). Error, for |x| in [2^-30, 2^30]
-// (every intermediate and result a normal fp32 number), with u = 2^-24 the unit roundoff: sqrt_newton is
-// under one ulp, a relative error under 2u; x * x rounds once (u), x * sqrt(x) under 3u, 1 / p adds u. So the
-// result is within 4u = 2^-22 of x^s relatively (at most 4 ulp, nearer 2 in most binades), which
-// tests/gpu/test_short_math.cpp checks against pow in double on every exponent of the fast path. Every other x
-// (zero, subnormal, huge, inf, NaN, and negative x with a half-integer exponent) and every other exponent take
-// powf, so the special cases are powf's.
+// products and a square root (LibTorch's CPU pow kernel, PowKernel.cpp, specializes 2, 3, -2, 0.5, -0.5 and
+// -1; 3 stays on powf here, 1.5 and -1.5 are added): powf costs 60-120 instructions an element, which held
+// x ** 1.5 in fp32 at 81-85% of the copy roof on H100, both sides (full report at 8701c5e: 4096^2 53.2 us
+// against a 43.6 us roof). Error, for |x| in [2^-30, 2^30] (every intermediate and result a normal fp32
+// number), with u = 2^-24 the unit roundoff: sqrt_newton is under one ulp, a relative error under 2u; x * x
+// rounds once (u), x * sqrt(x) under 3u, 1 / p adds u. So the result is within 4u = 2^-22 of x^s relatively
+// (at most 4 ulp, nearer 2 in most binades), which tests/gpu/test_short_math.cpp checks against pow in double
+// on every exponent of the fast path. Every other x (zero, subnormal, huge, inf, NaN, and negative x with a
+// half-integer exponent) and every other exponent take powf, so the special cases are powf's.
 __device__ __forceinline__ float pow_half_steps(float x, int k, float s) {
   const float a = fabsf(x);
   if (!(a >= 0x1p-30f && a <= 0x1p30f) || ((k & 1) && x < 0.f)) return powf(x, s);
