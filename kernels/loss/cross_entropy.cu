@@ -2,9 +2,9 @@
 //   loss = mean_r( logsumexp(x[r, :]) - x[r, target[r]] )
 // One pass over the logits with an online (max, sum of exp) per thread, merged across the row's threads
 // with the target logit (RowLossOps below); the thread that ends a row writes the row's loss (fp32) to the
-// workspace; a one-block kernel writes the mean in the input dtype. Few long rows (at most half a wave
-// of blocks) are split over one wave of blocks and combined per row in the same cooperative launch
-// (launch_row_reduce, row_engine.cuh).
+// workspace; their mean, in the input dtype, follows as a dependent launch (mean_dependent.cuh). Few long
+// rows (at most half a wave of blocks) are split over one wave of blocks and combined per row in the same
+// cooperative launch (launch_row_reduce, row_engine.cuh).
 // Bytes: rows*cols*s + rows*8 (targets) + s; e.g. 4096x151936 bf16: 1.24 GB -> ~415 us at ~3.0 TB/s
 // (LibTorch's log_softmax + nll_loss writes and re-reads the log-probabilities: >= 3x the bytes).
 // FLOPs ~4 per logit (max, sub, exp, add); ex2 throughput is ~2.5x the bf16 element rate: memory bound.
@@ -12,6 +12,7 @@
 // 8192x8192 fp32 109 us (82%, 2.6x), bf16 65.8 us (68%, 3.7x).
 #include "kernels/common/dependent_launch.cuh"
 #include "kernels/loss/loss.hpp"
+#include "kernels/reduction/mean_dependent.cuh"
 #include "kernels/reduction/row_engine.cuh"
 
 namespace fw {
@@ -74,44 +75,13 @@ __device__ __forceinline__ CeState group_allreduce(CeState s, F, int width) {
   return {l.m, l.s, s.t};
 }
 
-// out[0] = sum(v[0, n)) * scale, one block of 1024 threads (deterministic). v is 16-byte aligned (the
-// workspace): 16-byte loads, four in flight a thread (65536 rows: 16 loads a thread, where one float a load
-// made 64 round trips to L2 in one block).
-// A programmatic dependent launch of the row kernel (which allows it at its start): its launch overlaps the
-// rows' reduction instead of following its end, and it reads v only once that grid has completed.
-template <class T>
-__global__ void __launch_bounds__(1024) mean_rows_kernel(const float* __restrict__ v, int64_t n, float scale,
-                                                         T* __restrict__ out) {
-  wait_for_prerequisite();
-  const float4* v4 = reinterpret_cast<const float4*>(v);
-  const int64_t n4 = n / 4, nt = blockDim.x;
-  float acc[4] = {0.f, 0.f, 0.f, 0.f};
-  int64_t i = threadIdx.x;
-  for (; i + 3 * nt < n4; i += 4 * nt) {
-    float4 q[4];
-#pragma unroll
-    for (int u = 0; u < 4; ++u) q[u] = v4[i + u * nt];
-#pragma unroll
-    for (int u = 0; u < 4; ++u) acc[u] += (q[u].x + q[u].y) + (q[u].z + q[u].w);
-  }
-  for (; i < n4; i += nt) {
-    const float4 q = v4[i];
-    acc[0] += (q.x + q.y) + (q.z + q.w);
-  }
-  for (int64_t k = n4 * 4 + threadIdx.x; k < n; k += nt) acc[1] += v[k];
-  const float mine = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-  const SumState st = block_allreduce(SumState{mine}, [](const SumState& a, const SumState& b) { return SumState{a.s + b.s}; },
-                                      SumState{0.f});
-  if (threadIdx.x == 0) out[0] = from_float<T>(st.s * scale);
-}
-
 constexpr std::size_t kAlign = 256;
 std::size_t row_loss_bytes(int64_t rows) { return std::size_t(round_up(rows * 4, int64_t(kAlign))); }
 
 }  // namespace
 
 std::size_t cross_entropy_workspace_bytes(int64_t rows, int64_t cols, opbench::DType) {
-  return row_loss_bytes(rows) + row_reduce_workspace_bytes(rows, cols);
+  return row_loss_bytes(rows) + mean_scratch_bytes(rows) + row_reduce_workspace_bytes(rows, cols);
 }
 
 void cross_entropy(opbench::DType dt, const void* logits, const int64_t* targets, void* out, int64_t rows,
@@ -123,13 +93,15 @@ void cross_entropy(opbench::DType dt, const void* logits, const int64_t* targets
   FW_REQUIRE(ws != nullptr && ws_bytes >= need, "workspace too small for cross_entropy");
   FW_REQUIRE((reinterpret_cast<uintptr_t>(ws) & 15) == 0, "workspace must be 16-byte aligned");
   float* row_loss = static_cast<float*>(ws);
-  char* rest = static_cast<char*>(ws) + row_loss_bytes(rows);
+  float* mean_scratch = reinterpret_cast<float*>(static_cast<char*>(ws) + row_loss_bytes(rows));
+  const std::size_t head = row_loss_bytes(rows) + mean_scratch_bytes(rows);
+  char* rest = static_cast<char*>(ws) + head;
   dispatch_float(dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const RowLossOps<T> ops{static_cast<const T*>(logits), targets, cols, row_loss};
-    launch_row_reduce(ops.x, rows, cols, ops, rest, ws_bytes - row_loss_bytes(rows), stream);
-    launch_dependent(mean_rows_kernel<T>, dim3(1), dim3(1024), stream, static_cast<const float*>(row_loss), rows,
-                     float(1.0 / double(rows)), static_cast<T*>(out));
+    launch_row_reduce(ops.x, rows, cols, ops, rest, ws_bytes - head, stream);
+    mean_dependent(static_cast<const float*>(row_loss), rows, float(1.0 / double(rows)), static_cast<T*>(out),
+                   mean_scratch, stream);
   });
 }
 

@@ -1,28 +1,23 @@
 // mse_loss (mean): out = sum((p - t)^2) / n, one read of each input.
 //
-// The flat range is cut like the *_all reductions (kernels/reduction/row_engine.cuh): one wave of
-// resident 256-thread blocks, chunks of >= 2048 elements; each block streams its chunk of p and t
-// (16-byte loads, 4+4 in flight per thread, predicated, when both share the same 16-byte phase; scalar
-// otherwise) into an fp32 partial sum; after a grid-wide wait (one cooperative launch) block 0 adds the
-// partials and writes the mean in the input dtype.
+// 256-thread blocks stream chunks of p and t (16-byte loads, 4 + 4 in flight a thread, predicated, when both
+// share the same 16-byte phase; scalar otherwise) into fp32 block sums; the mean of those follows as a
+// dependent launch (mean_dependent.cuh). Chunks of 16384 elements, more blocks than one wave holds, so that
+// blocks that stream faster take more chunks: one wave of equal chunks, each block waiting at a grid-wide
+// barrier for the slowest, was 3% slower at large sizes (H100, A/B/A: bf16 4096x4096 25.89 / 25.98 -> 25.10 us,
+// 8192x8192 91.9 / 91.5 -> 88.7; fp32 8192x8192 177.1 -> 175.1), and the barrier itself cost nothing
+// measurable (the same wave with a dependent mean: 26.00 / 92.7). 65536-element chunks: 25.82 / 90.1.
+// Below 16384 elements a block, the chunks shrink to fill one wave (down to 2048).
 // Bytes: 2*n*s + s; e.g. 8192x8192 fp32: 537 MB -> ~180 us at ~3.0 TB/s (LibTorch writes and re-reads
 // the squared differences: ~2x the bytes). FLOPs: 3 per element. Memory bound.
-// Measured on H100 (8192x8192, L2 flushed, median): fp32 190.6 us (94% of copy, 1.95x LibTorch 2.11),
-// bf16 104.7 us (85%, 1.87x).
 #include "kernels/loss/loss.hpp"
+#include "kernels/reduction/mean_dependent.cuh"
 #include "kernels/reduction/row_engine.cuh"
 
 namespace fw {
 namespace {
 
 using namespace rowwise;
-
-template <class T>
-struct MeanWrite : SumOps {
-  T* out;
-  float scale;
-  __device__ void write(int64_t, const State& st) const { out[0] = from_float<T>(st.s * scale); }
-};
 
 // Thread t of nt adds (p - q)^2 over [0, n) to acc. 16-byte body (4 + 4 loads in flight,
 // predicated) when p and q share the same 16-byte phase; scalar otherwise.
@@ -76,31 +71,42 @@ __device__ __forceinline__ void mse_range(const T* __restrict__ p, const T* __re
   }
 }
 
-// One 256-thread block per chunk; splits == 1 writes the mean directly. Otherwise launched cooperatively
-// (the splits fill at most one wave): every block leaves its partial sum, the grid waits, and block 0 adds
-// them up (no second launch).
+// One 256-thread block per chunk: its sum of squares to partials[block], or, when the whole range is one
+// chunk, the mean to out. Allows its dependent (the mean over the block sums) at its start.
 template <class T>
 __global__ void __launch_bounds__(kBlock, 3) mse_kernel(const T* __restrict__ p, const T* __restrict__ q, int64_t n,
-                                                        int64_t chunk, int64_t splits, MeanWrite<T> w,
-                                                        SumState* partials) {
+                                                        int64_t chunk, float scale, T* __restrict__ out,
+                                                        float* __restrict__ partials) {
+  allow_dependents();
   const int64_t c0 = int64_t(blockIdx.x) * chunk;
   const int64_t len = (n - c0 < chunk) ? n - c0 : chunk;
   float acc = 0.f;
   mse_range(p + c0, q + c0, len, threadIdx.x, blockDim.x, acc);
   const SumState st = block_allreduce(
       SumState{acc}, [](const SumState& a, const SumState& b) { return SumState{a.s + b.s}; }, SumState{0.f});
-  if (splits == 1) {
-    if (threadIdx.x == 0) w.write(0, st);
-    return;
-  }
-  if (threadIdx.x == 0) partials[blockIdx.x] = st;
-  cooperative_groups::this_grid().sync();
-  if (blockIdx.x == 0) finalize_row(partials, splits, w, 0);
+  if (threadIdx.x != 0) return;
+  if (gridDim.x == 1)
+    out[0] = from_float<T>(st.s * scale);
+  else
+    partials[blockIdx.x] = st.s;
 }
+
+constexpr int64_t kMseChunk = 16384;  // elements a block at large sizes (see the top)
+
+// The chunk of a range of n elements: kMseChunk, or less where that leaves part of one wave of `resident`
+// blocks idle, but at least kMinChunk.
+int64_t mse_chunk(int64_t n, int64_t resident) {
+  const int64_t fill = round_up(ceil_div(n, resident), kChunkAlign);
+  return fill < kMinChunk ? kMinChunk : fill > kMseChunk ? kMseChunk : fill;
+}
+// Block sums of the most chunks any device makes (chunks of at least kMinChunk), 256-byte aligned.
+std::size_t block_sum_bytes(int64_t n) { return std::size_t(round_up(ceil_div(n, kMinChunk) * 4, int64_t(256))); }
 
 }  // namespace
 
-std::size_t mse_loss_workspace_bytes(int64_t n, opbench::DType) { return row_reduce_workspace_bytes(1, n); }
+std::size_t mse_loss_workspace_bytes(int64_t n, opbench::DType) {
+  return block_sum_bytes(n) + mean_scratch_bytes(ceil_div(n, kMinChunk));
+}
 
 void mse_loss(opbench::DType dt, const void* pred, const void* target, void* out, int64_t n, void* ws,
               std::size_t ws_bytes, cudaStream_t stream) {
@@ -108,16 +114,21 @@ void mse_loss(opbench::DType dt, const void* pred, const void* target, void* out
   FW_REQUIRE(pred != nullptr && target != nullptr && out != nullptr, "null pointer");
   dispatch_float(dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    // The *_all reductions' plan of the flat range: one wave of resident blocks, chunks of >= 2048
-    // elements (one block whose chunk is the whole range when it does not split).
-    const RowPlan plan = plan_rows(1, n, vec_of<T>(), resident_blocks<mse_kernel<T>>());
-    const int64_t splits = plan.splits, chunk = plan.chunk;
-    SumState* partials = splits > 1 ? split_workspace<SumState>(ws, ws_bytes, splits, "mse_loss") : nullptr;
-    MeanWrite<T> w;
-    w.out = static_cast<T*>(out);
-    w.scale = float(1.0 / double(n));
-    launch_cooperative(mse_kernel<T>, dim3(unsigned(splits)), stream, static_cast<const T*>(pred),
-                       static_cast<const T*>(target), n, chunk, splits, w, partials);
+    const int64_t chunk = mse_chunk(n, resident_blocks<mse_kernel<T>>());
+    const int64_t chunks = ceil_div(n, chunk);
+    FW_REQUIRE(chunks < (int64_t(1) << 31), "mse_loss: too many elements");
+    const bool two = chunks > 1;
+    FW_REQUIRE(!two || (ws != nullptr && ws_bytes >= mse_loss_workspace_bytes(n, dt) &&
+                        (reinterpret_cast<uintptr_t>(ws) & 15) == 0),
+               "workspace too small (or not 16-byte aligned) for mse_loss");
+    float* sums = two ? static_cast<float*>(ws) : nullptr;
+    const float scale = float(1.0 / double(n));
+    mse_kernel<T><<<unsigned(chunks), kBlock, 0, stream>>>(static_cast<const T*>(pred), static_cast<const T*>(target),
+                                                           n, chunk, scale, static_cast<T*>(out), sums);
+    FW_CHECK_LAUNCH();
+    if (two)
+      mean_dependent(static_cast<const float*>(sums), chunks, scale, static_cast<T*>(out),
+                     reinterpret_cast<float*>(static_cast<char*>(ws) + block_sum_bytes(n)), stream);
   });
 }
 
