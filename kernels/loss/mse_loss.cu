@@ -7,7 +7,11 @@
 // barrier for the slowest, was 3% slower at large sizes (H100, A/B/A: bf16 4096x4096 25.89 / 25.98 -> 25.10 us,
 // 8192x8192 91.9 / 91.5 -> 88.7; fp32 8192x8192 177.1 -> 175.1), and the barrier itself cost nothing
 // measurable (the same wave with a dependent mean: 26.00 / 92.7). 65536-element chunks: 25.82 / 90.1.
-// Below 16384 elements a block, the chunks shrink to fill one wave (down to 2048).
+// Below 16384 elements a block, the chunks shrink to fill one wave (down to 2048). Up to 2^18 elements the
+// wave adds its block sums itself after a grid-wide wait (a cooperative launch): there the dependent launch
+// cost 0.2-0.4 us (H100, A/B/A: fp32 256x256 3.39 / 3.42 against 3.68, 512x512 3.94 against 4.29; bf16
+// 32x32x32 3.46 against 3.71), while from 1024x1024 on it was as fast or faster (full suites: fp32 1024x1024
+// 6.94 -> 6.37, 2048x2048 15.17 -> 14.67).
 // Bytes: 2*n*s + s; e.g. 8192x8192 fp32: 537 MB -> ~180 us at ~3.0 TB/s (LibTorch writes and re-reads
 // the squared differences: ~2x the bytes). FLOPs: 3 per element. Memory bound.
 #include "kernels/loss/loss.hpp"
@@ -72,26 +76,37 @@ __device__ __forceinline__ void mse_range(const T* __restrict__ p, const T* __re
 }
 
 // One 256-thread block per chunk: its sum of squares to partials[block], or, when the whole range is one
-// chunk, the mean to out. Allows its dependent (the mean over the block sums) at its start.
-template <class T>
+// chunk, the mean to out. GRID_SUM (a cooperative launch of at most one wave): after a grid-wide wait block 0
+// adds the partials and writes the mean; otherwise the mean over them is the dependent launch that this
+// kernel allows at its start (mean_dependent.cuh).
+template <class T, bool GRID_SUM>
 __global__ void __launch_bounds__(kBlock, 3) mse_kernel(const T* __restrict__ p, const T* __restrict__ q, int64_t n,
                                                         int64_t chunk, float scale, T* __restrict__ out,
                                                         float* __restrict__ partials) {
-  allow_dependents();
+  if constexpr (!GRID_SUM) allow_dependents();
   const int64_t c0 = int64_t(blockIdx.x) * chunk;
   const int64_t len = (n - c0 < chunk) ? n - c0 : chunk;
   float acc = 0.f;
   mse_range(p + c0, q + c0, len, threadIdx.x, blockDim.x, acc);
-  const SumState st = block_allreduce(
-      SumState{acc}, [](const SumState& a, const SumState& b) { return SumState{a.s + b.s}; }, SumState{0.f});
-  if (threadIdx.x != 0) return;
-  if (gridDim.x == 1)
-    out[0] = from_float<T>(st.s * scale);
-  else
-    partials[blockIdx.x] = st.s;
+  auto add = [](const SumState& a, const SumState& b) { return SumState{a.s + b.s}; };
+  SumState st = block_allreduce(SumState{acc}, add, SumState{0.f});
+  if (gridDim.x == 1) {
+    if (threadIdx.x == 0) out[0] = from_float<T>(st.s * scale);
+    return;
+  }
+  if (threadIdx.x == 0) partials[blockIdx.x] = st.s;
+  if constexpr (GRID_SUM) {
+    cooperative_groups::this_grid().sync();
+    if (blockIdx.x != 0) return;
+    float s = 0.f;
+    for (int k = threadIdx.x; k < int(gridDim.x); k += blockDim.x) s += partials[k];
+    st = block_allreduce(SumState{s}, add, SumState{0.f});
+    if (threadIdx.x == 0) out[0] = from_float<T>(st.s * scale);
+  }
 }
 
 constexpr int64_t kMseChunk = 16384;  // elements a block at large sizes (see the top)
+constexpr int64_t kGridSumMax = int64_t(1) << 18;  // the most elements summed by the cooperative path (see the top)
 
 // The chunk of a range of n elements: kMseChunk, or less where that leaves part of one wave of `resident`
 // blocks idle, but at least kMinChunk.
@@ -114,20 +129,26 @@ void mse_loss(opbench::DType dt, const void* pred, const void* target, void* out
   FW_REQUIRE(pred != nullptr && target != nullptr && out != nullptr, "null pointer");
   dispatch_float(dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const int64_t chunk = mse_chunk(n, resident_blocks<mse_kernel<T>>());
+    const int64_t resident = resident_blocks_of_both<mse_kernel<T, false>, mse_kernel<T, true>>();
+    const int64_t chunk = mse_chunk(n, resident);
     const int64_t chunks = ceil_div(n, chunk);
     FW_REQUIRE(chunks < (int64_t(1) << 31), "mse_loss: too many elements");
-    const bool two = chunks > 1;
-    FW_REQUIRE(!two || (ws != nullptr && ws_bytes >= mse_loss_workspace_bytes(n, dt) &&
-                        (reinterpret_cast<uintptr_t>(ws) & 15) == 0),
+    FW_REQUIRE(chunks == 1 || (ws != nullptr && ws_bytes >= mse_loss_workspace_bytes(n, dt) &&
+                               (reinterpret_cast<uintptr_t>(ws) & 15) == 0),
                "workspace too small (or not 16-byte aligned) for mse_loss");
-    float* sums = two ? static_cast<float*>(ws) : nullptr;
+    float* sums = chunks > 1 ? static_cast<float*>(ws) : nullptr;
+    const T* a = static_cast<const T*>(pred);
+    const T* b = static_cast<const T*>(target);
+    T* o = static_cast<T*>(out);
     const float scale = float(1.0 / double(n));
-    mse_kernel<T><<<unsigned(chunks), kBlock, 0, stream>>>(static_cast<const T*>(pred), static_cast<const T*>(target),
-                                                           n, chunk, scale, static_cast<T*>(out), sums);
+    if (chunks > 1 && n <= kGridSumMax) {  // chunks <= resident: one wave (mse_chunk)
+      launch_cooperative(mse_kernel<T, true>, dim3(unsigned(chunks)), stream, a, b, n, chunk, scale, o, sums);
+      return;
+    }
+    mse_kernel<T, false><<<unsigned(chunks), kBlock, 0, stream>>>(a, b, n, chunk, scale, o, sums);
     FW_CHECK_LAUNCH();
-    if (two)
-      mean_dependent(static_cast<const float*>(sums), chunks, scale, static_cast<T*>(out),
+    if (chunks > 1)
+      mean_dependent(static_cast<const float*>(sums), chunks, scale, o,
                      reinterpret_cast<float*>(static_cast<char*>(ws) + block_sum_bytes(n)), stream);
   });
 }
