@@ -1,5 +1,7 @@
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
+
 #include "kernels/common/check.hpp"
 
 namespace fw {
@@ -12,6 +14,16 @@ int sm_count() {
     return n;
   }();
   return count;
+}
+
+std::size_t l2_bytes() {
+  static const std::size_t bytes = [] {
+    int dev = 0, n = 0;
+    FW_CUDA_CHECK(cudaGetDevice(&dev));
+    FW_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrL2CacheSize, dev));
+    return std::size_t(n);
+  }();
+  return bytes;
 }
 
 }  // namespace fw

@@ -5,6 +5,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -106,5 +107,7 @@ __device__ __forceinline__ float ex2(float x) {
 
 // SM count of the current device, cached (launchers size persistent grids with it).
 int sm_count();
+// The current device's L2 cache in bytes, cached.
+std::size_t l2_bytes();
 
 }  // namespace fw

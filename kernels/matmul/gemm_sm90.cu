@@ -82,7 +82,7 @@ struct TileCfg {
   // swizzle), two buffers where they fit (fp32 128x256: one). fp32 with BLOCK_SUMS (3xTF32) stores from
   // registers and has neither the staging nor the code: with the TMA-store epilogue compiled in, used or
   // not, its fp32 8192^3 took 13.6 ms against 11.1-11.3 (bench_ops, H100, two leases; the cause was not
-  // measured). An fp32 launch that stores from registers (A_MN, split partial sums, unaligned C) leaves the
+  // measured). An fp32 launch that stores from registers (split partial sums, unaligned C) leaves the
   // staging out of its dynamic shared memory, as before the staging existed.
   static constexpr int C_CHUNK_COLS = 128 / ESZ;
   static constexpr int BIAS_BYTES = NC * BN * ESZ;  // per consumer: the tile's bias
@@ -105,6 +105,7 @@ struct Params {
   int group_m;   // cluster tiles per group along M (tile order)
   uint32_t b_lbo, b_sbo;  // N-major B descriptor: byte offsets between 64-column chunks / 8-row k groups
   int tma_store;          // 1: epilogue through shared memory + TMA store (C 16-byte aligned, 16-byte rows)
+  int c_evict_first;      // 1: A_MN's TMA stores mark C's lines evict-first in L2 (C larger than L2; see launch)
   // Rows of A each k-block's TMA load brings: BM, or M rounded up to 8 when the whole of M is one short
   // tile (decode-like M < BM). The rows past it in the stage are stale; they only feed accumulator rows
   // >= M, which the epilogue never stores.
@@ -202,6 +203,16 @@ __device__ __forceinline__ void tma_store(const CUtensorMap* map, uint32_t src, 
                "r"(src), "r"(c0), "r"(c1), "r"(c2)
                : "memory");
 }
+// The same with an L2 evict-first policy for the stored lines (lines that later loads will not read).
+__device__ __forceinline__ void tma_store_evict_first(const CUtensorMap* map, uint32_t src, int c0, int c1, int c2) {
+  uint64_t policy;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  asm volatile(
+      "cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group.L2::cache_hint [%0, {%2, %3, %4}], [%1], %5;" ::"l"(
+          reinterpret_cast<uint64_t>(map)),
+      "r"(src), "r"(c0), "r"(c1), "r"(c2), "l"(policy)
+      : "memory");
+}
 __device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
 template <int N>
 __device__ __forceinline__ void bulk_wait_read() {
@@ -210,6 +221,9 @@ __device__ __forceinline__ void bulk_wait_read() {
 __device__ __forceinline__ void bulk_wait_all() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
 __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
 __device__ __forceinline__ void named_bar(int id, int n) { asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(n) : "memory"); }
+__device__ __forceinline__ void st_shared_f32(uint32_t addr, float a) {
+  asm volatile("st.shared.f32 [%0], %1;" ::"r"(addr), "f"(a) : "memory");
+}
 __device__ __forceinline__ void st_shared_v2(uint32_t addr, float a, float b) {
   asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(addr), "f"(a), "f"(b) : "memory");
 }
@@ -511,6 +525,52 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
           }
         }
       };
+      if constexpr (A_MN && E != Epi::partial && Cfg::C_BYTES > 0 && BN >= 128) {
+        if (p.tma_store) {
+          // C^T's tile into C through shared memory, 32 of the tile's columns n (32 rows of C) at a time: the
+          // consumer's 64 rows r (C's columns) as two 128-byte halves of 32 (a warp pair's rows each), 128-byte
+          // swizzled, one TMA store a half. From registers, a store instruction wrote 32 bytes of each of 4 C
+          // rows, and C's stream evicted the A and B tiles later tiles reuse (H100, ncu, bmm 448x1024x1024x64:
+          // 444 MB read from DRAM against cuBLAS's 235, 857 us against 751). A thread's values go as single
+          // words: the 8 lanes of one n fill 8 consecutive words of a half-row, and the 4 values of n (2
+          // apart) fall in 4 different pairs of 16-byte chunks under the swizzle: no bank conflicts.
+          constexpr int CB = Cfg::C_BUFS;
+          const uint32_t my_buf = cbuf + c * CB * 8192;
+          const int half = warp / 2;
+#pragma unroll
+          for (int g = 0; g < BN / 32; ++g) {
+            const uint32_t buf = my_buf + (CB == 2 ? (epi_count & 1) * 8192 : 0);
+            if (tid == 0) bulk_wait_read<CB - 1>();
+            named_bar(1 + c, 128);
+#pragma unroll
+            for (int jl = 0; jl < 4; ++jl)
+#pragma unroll
+              for (int e = 0; e < 2; ++e) {
+                const int n = 8 * jl + 2 * (lane % 4) + e;  // C's row inside the chunk
+#pragma unroll
+                for (int i = 0; i < 2; ++i) {
+                  const int r = (warp % 2) * 16 + 8 * i + lane / 4;  // C's column inside the half
+                  st_shared_f32(buf + half * 4096 + n * 128 + (((r / 4) ^ (n & 7)) << 4) + 4 * (r % 4),
+                                acc[4 * (4 * g + jl) + 2 * i + e]);
+                }
+              }
+            fence_proxy_async();
+            named_bar(1 + c, 128);
+            if (tid == 0) {
+              if (p.c_evict_first) {
+                tma_store_evict_first(&tmC, buf, m0 + c * 64, n0 + 32 * g, b);
+                tma_store_evict_first(&tmC, buf + 4096, m0 + c * 64 + 32, n0 + 32 * g, b);
+              } else {
+                tma_store(&tmC, buf, m0 + c * 64, n0 + 32 * g, b);
+                tma_store(&tmC, buf + 4096, m0 + c * 64 + 32, n0 + 32 * g, b);
+              }
+              bulk_commit();
+            }
+            ++epi_count;
+          }
+          continue;
+        }
+      }
       if constexpr (A_MN) {
         // C^T's tile into C (or, split, into this split's partial sums in C's layout, which k_splitk_reduce
         // adds up element by element): acc row r (C's column) and column n (C's row) go to C[n][r]. A store
@@ -897,12 +957,19 @@ void launch(const GemmArgs& a, const SplitK& sk, cudaStream_t stream) {
   const int b_tail_rows = B_NK && CL == 1 && N % BN != 0 ? int((N % BN + 7) / 8 * 8) : 0;
   const CUtensorMap tmBt =
       b_tail_rows ? cached_map(a.B, a.dt, uint64_t(K), uint64_t(N), uint64_t(B), BK, uint32_t(b_tail_rows)) : tmB;
-  // The TMA-store epilogue needs C to satisfy the same rules as a TMA source. A_MN's transposed tiles and
-  // split partial sums are stored from registers.
-  const bool tma_store = Cfg::C_BYTES > 0 && !A_MN && E != Epi::partial &&
-                         (reinterpret_cast<uintptr_t>(a.C) & 15) == 0 && (N * int64_t(sizeof(T))) % 16 == 0;
+  // The TMA-store epilogue needs C to satisfy the same rules as a TMA source. Split partial sums are stored
+  // from registers.
+  // A_MN's C is [N][M] (the transposed problem's C^T): boxes of 32 of its columns (128 bytes) x 32 rows. Its
+  // 64-wide tiles store from registers: through the staging, bmm 8x256^3 took 6.11 / 6.34 us against 5.95
+  // (A/B/A, H100), where the 128- and 256-wide tiles gained (matmul 1024^3 15.90 -> 15.62 / 15.47, 4096^3
+  // 353.6 -> 346.9 / 346.3, bmm 8x2048^3 375.2 -> 366.7 / 366.2).
+  const int64_t c_row = A_MN ? M : N;
+  const bool tma_store = Cfg::C_BYTES > 0 && E != Epi::partial && (!A_MN || BN >= 128) &&
+                         (reinterpret_cast<uintptr_t>(a.C) & 15) == 0 && (c_row * int64_t(sizeof(T))) % 16 == 0;
   CUtensorMap tmC;
-  if (tma_store)
+  if (tma_store && A_MN)
+    tmC = cached_map(a.C, a.dt, uint64_t(M), uint64_t(N), uint64_t(B), 32u, 32u);
+  else if (tma_store)
     tmC = cached_map(a.C, a.dt, uint64_t(N), uint64_t(M), uint64_t(B), uint32_t(Cfg::C_CHUNK_COLS),
                      uint32_t(std::min(64, a_rows)));
   else
@@ -921,6 +988,11 @@ void launch(const GemmArgs& a, const SplitK& sk, cudaStream_t stream) {
   p.b_lbo = 8192u;  // next 64-column chunk: one TMA box of 64 k-rows x 128 B
   p.b_sbo = 1024u;  // next 8 k-rows
   p.tma_store = tma_store ? 1 : 0;
+  // Where C outgrows L2 and A and B together (short K), its lines, written once, would evict the A and B
+  // tiles that later tiles reuse: evict-first (H100, A/B/A: bmm 448x1024x1024x64 858.8 -> 835.9 / 831.6 us;
+  // ncu: 419 -> 373 MB read from DRAM). With long K it cost (bmm 8x4096^3 3086 -> 3169 / 3137).
+  const bool c_dominates = M * N > K * (M + N) && B * M * N * int64_t(sizeof(T)) > int64_t(l2_bytes());
+  p.c_evict_first = A_MN && tma_store && c_dominates ? 1 : 0;
   p.a_rows = a_rows;
   p.b_tail_rows = b_tail_rows;
   p.splits = sk.splits;
