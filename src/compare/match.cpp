@@ -144,6 +144,18 @@ const ImplDelta* ProblemDelta::find(ImplKind k) const {
   return nullptr;
 }
 
+namespace {
+// The UUIDs of the boards whose results a report holds, sorted, comma-separated ("" when none is recorded).
+std::string board_list(const RunContext& ctx) {
+  std::vector<std::string> ids;
+  for (const FleetGpu& g : ctx.gpus)
+    if (!g.id.uuid.empty()) ids.push_back(g.id.uuid);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return join(ids, ", ");
+}
+}  // namespace
+
 void check_comparable(const RunContext& b, const RunContext& c, bool ignore_device, const std::string& bname,
                       const std::string& cname) {
   const DeviceInfo &db = b.device, &dc = c.device;
@@ -185,6 +197,14 @@ Comparison compare_runs(const RunInfo& bi, const RunResults& base, const RunInfo
   note_diff("CUDA runtime", db.runtime_version, dc.runtime_version);
   if (base.context.outlier_filter != cur.context.outlier_filter)
     c.notes.push_back("the outlier filter was on in one run only");
+  // Boards of one model differ: notes/methodology.md, "Between GPUs of one kind".
+  const std::string ub = board_list(base.context), uc = board_list(cur.context);
+  if (!ub.empty() && !uc.empty() && ub != uc)
+    c.notes.push_back(fmt::format(
+        "the runs measured different boards ({} in the baseline, {} now): between H100 boards the same build's "
+        "single-wave GEMMs moved by up to 15% and bandwidth-bound kernels by about 5%, so a change in code that no "
+        "commit touched may be the board's; compare runs of one board to judge a change",
+        ub, uc));
   if (!base.context.git_commit.empty() && base.context.git_commit == cur.context.git_commit)
     c.notes.push_back("both runs are of commit " + cur.context.git_commit + " (an A/A comparison: every "
                       "change found is noise or the machine)");

@@ -226,6 +226,32 @@ TEST(Match, DeviceCheckRefusesOtherGpuOrDriverUnlessIgnored) {
   }
 }
 
+// Two boards of one model: comparable, but the report says the boards differ (a board's own speed moves results
+// that no commit touched); one board, or boards not recorded: no such note.
+TEST(Match, DifferentBoardsOfOneModelAreNoted) {
+  RunResults a = suite("a", "2026-11-20T01:00:00Z", 1);
+  RunResults b = suite("b", "2026-11-21T01:00:00Z", 2);
+  auto board_notes = [](const Comparison& c) {
+    int n = 0;
+    for (const auto& s : c.notes) n += s.find("different boards") != std::string::npos;
+    return n;
+  };
+  EXPECT_EQ(board_notes(compare_runs(info("a"), a, info("b"), b, kRule, false)), 0);  // not recorded
+  FleetGpu g;
+  g.id.uuid = "GPU-1648e003";
+  a.context.gpus = {g};
+  b.context.gpus = {g};
+  EXPECT_EQ(board_notes(compare_runs(info("a"), a, info("b"), b, kRule, false)), 0);  // the same board
+  b.context.gpus[0].id.uuid = "GPU-dea408e6";
+  const Comparison c = compare_runs(info("a"), a, info("b"), b, kRule, false);
+  ASSERT_EQ(board_notes(c), 1);
+  for (const auto& s : c.notes)
+    if (s.find("different boards") != std::string::npos) {
+      EXPECT_NE(s.find("GPU-1648e003 in the baseline"), std::string::npos) << s;
+      EXPECT_NE(s.find("GPU-dea408e6 now"), std::string::npos) << s;
+    }
+}
+
 TEST(Match, DifferentSettingsAreRefusedEvenWithIgnoreDevice) {
   const RunResults a = suite("a", "2026-11-20T01:00:00Z", 1);
   RunResults b = suite("b", "2026-11-21T01:00:00Z", 2);
