@@ -11,6 +11,7 @@
 #include <string>
 
 #include "kernels/common/ceil_div.hpp"
+#include "kernels/common/device.hpp"
 #include "opbench/dtype.hpp"
 
 namespace fw {
@@ -104,10 +105,5 @@ __device__ __forceinline__ float ex2(float x) {
   asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
   return r;
 }
-
-// SM count of the current device, cached (launchers size persistent grids with it).
-int sm_count();
-// The current device's L2 cache in bytes, cached.
-std::size_t l2_bytes();
 
 }  // namespace fw

@@ -33,23 +33,6 @@
 namespace fw {
 namespace detail {
 
-const DeviceInfo& current_device_info() {
-  static DeviceInfo infos[64];
-  static std::once_flag once[64];
-  int dev = 0;
-  FW_CUDA_CHECK(cudaGetDevice(&dev));
-  FW_REQUIRE(dev >= 0 && dev < 64, "device ordinal out of range");
-  std::call_once(once[dev], [dev] {
-    DeviceInfo d;
-    d.device = dev;
-    FW_CUDA_CHECK(cudaDeviceGetAttribute(&d.cc_major, cudaDevAttrComputeCapabilityMajor, dev));
-    FW_CUDA_CHECK(cudaDeviceGetAttribute(&d.cc_minor, cudaDevAttrComputeCapabilityMinor, dev));
-    FW_CUDA_CHECK(cudaDeviceGetAttribute(&d.sms, cudaDevAttrMultiProcessorCount, dev));
-    infos[dev] = d;
-  });
-  return infos[dev];
-}
-
 // Grow-only scratch buffers, one per device and use (gemm_detail.hpp), freed at exit.
 void* scratch(Scratch use, size_t bytes) {
   struct Buf {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "kernels/common/device.hpp"
 #include "kernels/matmul/matmul.hpp"
 
 namespace fw::detail {
@@ -33,13 +34,6 @@ struct GemmArgs {
   Accumulate accumulate = Accumulate::tensor_core;  // fp32 (TF32) only
   Launch launch = Launch::after_previous;           // the wgmma path only (gemm_sm90)
 };
-
-struct DeviceInfo {
-  int device;
-  int cc_major, cc_minor;
-  int sms;
-};
-const DeviceInfo& current_device_info();  // cached per device
 
 // ---- TMA + wgmma (sm_90a), gemm_sm90.cu ------------------------------------------------------------
 // Tile configurations: block tile BM x BN (BM = 64 per consumer warpgroup), k-block 64, and the thread-block

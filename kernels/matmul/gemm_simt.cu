@@ -348,14 +348,14 @@ int simt_splits(const GemmArgs& a) {
   if (a.batch != 1) return 1;
   constexpr int64_t kMinChunk = Cfg::BM * Cfg::BN <= 32 * 32 ? 4 : 8;  // simt_split_count says why
   return simt_split_count(ceil_div(a.M, Cfg::BM) * ceil_div(a.N, Cfg::BN), ceil_div(a.K, Cfg::BK),
-                          current_device_info().sms, kMinChunk);
+                          device_props().sms, kMinChunk);
 }
 
 template <class Cfg, bool B_NK, bool VEC>
 void run_simt(const fw::simt::Params& p, dim3 grid, cudaStream_t s, int64_t sA, int64_t sB, int64_t sC) {
   auto kern = fw::simt::k_gemm_simt<Cfg, B_NK, VEC>;
   static std::once_flag once[64];  // the shared-memory limit, set once per device
-  int dev = current_device_info().device & 63;
+  int dev = device_props().device & 63;
   std::call_once(once[dev], [&] {
     FW_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM));
   });
@@ -394,7 +394,7 @@ void launch_simt(const GemmArgs& a, cudaStream_t s, bool vec) {
     // Clusters of up to 4 chunks on Hopper, else zeroed C and atomics. H100, bench_ops: {512, 512, 512}
     // (64 tiles, clusters of 4) 17.4 -> 15.7 us; {64, 4096, 4096} (64 tiles, clusters of 8) 62.1 -> 72.9 us,
     // so 8 chunks keep the atomics.
-    const DeviceInfo& dev = current_device_info();
+    const DeviceProps& dev = device_props();
     p.cluster = Cfg::TILE_FITS && p.splits <= 4 && dev.cc_major >= 9;
     if (!p.cluster) FW_CUDA_CHECK(cudaMemsetAsync(a.C, 0, size_t(a.M * a.N) * sizeof(float), s));
   }
@@ -420,7 +420,7 @@ int simt_pick(const GemmArgs& a) {
   //   32x32/4x4 (cuBLAS's tile there) for less than half a wave of 64x64 tiles and K <= 512: bench_ops,
   //   A/B/A against 64x64/8x4, matmul 256^3 10.3 -> 6.4 us (split 4), 512^3 15.8 -> 13.5, linear 256^3 11.1 ->
   //   6.6, 512^3 16.5 -> 14.8; at K = 4096 (M = 64: 64x64 split 8 ways, 62 us) it lost (94 us).
-  const int64_t sms = current_device_info().sms;
+  const int64_t sms = device_props().sms;
   if (a.batch * ceil_div(a.M, 128) * ceil_div(a.N, 256) >= 2 * sms) return 0;
   if (a.batch * ceil_div(a.M, 128) * ceil_div(a.N, 128) >= sms) return 1;
   if (2 * a.batch * ceil_div(a.M, 64) * ceil_div(a.N, 64) < sms && a.K <= 512) return 3;

@@ -270,7 +270,7 @@ void gemm_skinny(const GemmArgs& a, cudaStream_t s) {
     const auto* bias = static_cast<const float*>(a.bias);
     auto* C = static_cast<float*>(a.C);
     const int64_t bx = ceil_div(N, kKnCols);
-    const int64_t want = ceil_div(4 * int64_t(current_device_info().sms), bx);
+    const int64_t want = ceil_div(4 * int64_t(device_props().sms), bx);
     const int splits = int(std::clamp<int64_t>(std::min<int64_t>(want, ceil_div(K, kKnChunk)), 1, 256));
     const int k_per_split = int(ceil_div(ceil_div(K, splits), kKnChunk) * kKnChunk);
     const dim3 grid(unsigned(bx), unsigned(ceil_div(K, k_per_split)));

@@ -786,7 +786,7 @@ template <class T, class Cfg, bool B_NK, Epi E, bool A_MN = false>
 int resident_clusters() {
   constexpr int CL = Cfg::CL;
   auto kern = k_gemm_sm90<T, Cfg, B_NK, E, A_MN>;
-  const DeviceInfo& dev = current_device_info();
+  const DeviceProps& dev = device_props();
   static KernelState st;
   const int d = dev.device & 63;
   std::call_once(st.once[d], [&] {
@@ -891,7 +891,7 @@ Sm90Choice memo_choice(const GemmArgs& a) {
     }
   };
   thread_local RecentCache<Key, Sm90Choice, 16> memo;
-  const DeviceInfo& d = current_device_info();
+  const DeviceProps& d = device_props();
   return memo.get(Key{d.device, int(a.dt), a.batch, a.M, a.N, a.K}, [&] { return sm90_model_choice(a, d.sms); });
 }
 
@@ -899,7 +899,7 @@ Sm90Choice memo_choice(const GemmArgs& a) {
 // tiles x splits within one round of the SMs and chunks of at least 16 k-blocks (512 of K). Decode-like M:
 // [16, 4096] @ [4096, 4096] is 64 tiles of 64x64, and 64 CTAs pulled B at 40 us where cuBLAS's TF32 took 30.
 int tf32_kn_splits(const GemmArgs& t, int bm, int bn, int64_t nkb) {
-  const int64_t tiles = sm90_tiles(t, bm, bn), sms = current_device_info().sms;
+  const int64_t tiles = sm90_tiles(t, bm, bn), sms = device_props().sms;
   int best = 1;
   for (int sp = 2; sp <= 4; ++sp)
     if (tiles * sp <= sms && nkb / sp >= 16) best = sp;
@@ -916,7 +916,7 @@ SplitK splitk_for(const GemmArgs& a, Sm90Config c, int bm, int bn, int forced) {
   }
   if (forced > 0) return make_splitk(nkb, forced);
   const Sm90Choice m = memo_choice(a);
-  return make_splitk(nkb, m.config == c ? m.splits : model_splits(a, bm, bn, current_device_info().sms));
+  return make_splitk(nkb, m.config == c ? m.splits : model_splits(a, bm, bn, device_props().sms));
 }
 
 template <class T>
@@ -991,7 +991,7 @@ void launch(const GemmArgs& a, const SplitK& sk, cudaStream_t stream) {
   // Where C outgrows L2 and A and B together (short K), its lines, written once, would evict the A and B
   // tiles that later tiles reuse: evict-first (H100, A/B/A: bmm 448x1024x1024x64 858.8 -> 835.9 / 831.6 us;
   // ncu: 419 -> 373 MB read from DRAM). With long K it cost (bmm 8x4096^3 3086 -> 3169 / 3137).
-  const bool c_dominates = M * N > K * (M + N) && B * M * N * int64_t(sizeof(T)) > int64_t(l2_bytes());
+  const bool c_dominates = M * N > K * (M + N) && B * M * N * int64_t(sizeof(T)) > int64_t(device_props().l2_bytes);
   p.c_evict_first = A_MN && tma_store && c_dominates ? 1 : 0;
   p.a_rows = a_rows;
   p.b_tail_rows = b_tail_rows;
@@ -1139,7 +1139,7 @@ void launch_cfg(const GemmArgs& a, cudaStream_t s, int splits) {
 bool sm90_kernels_loaded() {
   static int cached[64];
   static std::once_flag once[64];
-  const DeviceInfo& dev = current_device_info();
+  const DeviceProps& dev = device_props();
   const int d = dev.device & 63;
   std::call_once(once[d], [&] {
     cudaFuncAttributes attr{};
@@ -1154,11 +1154,11 @@ bool sm90_kernels_loaded() {
 }  // namespace
 
 int sm90_resident_clusters(Sm90Config c) {
-  if (!known(c)) return current_device_info().sms;
+  if (!known(c)) return device_props().sms;
   return dispatch_config(c, [](auto k) {
     constexpr Sm90Config C = decltype(k)::value;
     if constexpr (shape_of(C).cl == 1)
-      return current_device_info().sms;
+      return device_props().sms;
     else
       return resident_clusters<__nv_bfloat16, TileCfgOf<__nv_bfloat16, C>, false, Epi::plain>();
   });
@@ -1201,7 +1201,7 @@ const Sm90Shape& sm90_shape(Sm90Config c) {
 bool sm90_supported(const GemmArgs& a, bool allow_tf32) {
   const bool tf32 = a.dt == DType::f32 && allow_tf32 && a.b_layout == GemmLayout::nk;
   if (a.dt != DType::f16 && a.dt != DType::bf16 && !tf32) return false;
-  const DeviceInfo& dev = current_device_info();
+  const DeviceProps& dev = device_props();
   if (dev.cc_major != 9 || dev.cc_minor != 0) return false;
   // Tensor-map rules: 16-byte aligned base addresses and row strides (K and, for B as [K,N], N
   // elements a multiple of 16 bytes).
@@ -1240,7 +1240,7 @@ Sm90Config sm90_tf32_below_a_wave(const GemmArgs& a, int sms) {
 
 Sm90Config sm90_pick(const GemmArgs& a) {
   if (is_16bit(a.dt)) return memo_choice(a).config;  // the cost model (sm90_model_choice)
-  const int sms = current_device_info().sms;
+  const int sms = device_props().sms;
   // TF32: the largest tile that still gives about a full wave (measured on H100: 128x256 from 2048^3 up), or
   // that takes no more rounds of the persistent grid than 128x128 at twice the work a tile (C^T = B^T A^T of
   // matmul 4096x896x4864: 112 tiles of 128x256 in one round, where 128x128 took two rounds of 224 tiles).

@@ -110,7 +110,7 @@ void gemm_tf32x3(const GemmArgs& a, cudaStream_t s) {
 // 1729 us, 2048^3 312 against 246, 4096x896x4864 732 against 573, 4096x11008x4096 4323 against 4610);
 // problems of less than a wave of 128x128 tiles take 64-row tiles, as the TF32 path does.
 Sm90Config tf32x3_config(const GemmArgs& a) {
-  const int sms = current_device_info().sms;
+  const int sms = device_props().sms;
   if (sm90_tiles(a, 128, 128) >= sms) {
     const int64_t rounds192 = ceil_div(sm90_tiles(a, 128, 192), int64_t(sms));
     const int64_t rounds128 = ceil_div(sm90_tiles(a, 128, 128), int64_t(sms));

@@ -160,7 +160,7 @@ template <class T, int CL>
 int active_clusters() {
   static std::once_flag once[64];
   static int count[64];
-  const fw::detail::DeviceInfo& dev = fw::detail::current_device_info();
+  const fw::DeviceProps& dev = fw::device_props();
   const int d = dev.device & 63;
   std::call_once(once[d], [&] {
     FW_CUDA_CHECK(cudaFuncSetAttribute(k_gemv_kn<T, CL>, cudaFuncAttributeMaxDynamicSharedMemorySize, kRingBytes));
@@ -194,7 +194,7 @@ bool gemv_supported(const GemmArgs& a) {
   const int64_t vec = 16 / int64_t(opbench::dtype_size(a.dt));
   if (a.N < 2048 || a.K < 1024 || a.N % vec != 0 || a.K % 8 != 0 || a.N > INT32_MAX || a.K > INT32_MAX) return false;
   if ((reinterpret_cast<uintptr_t>(a.A) & 15) || (reinterpret_cast<uintptr_t>(a.B) & 15)) return false;
-  const DeviceInfo& dev = current_device_info();
+  const DeviceProps& dev = device_props();
   return dev.cc_major == 9 && dev.cc_minor == 0;  // the kernels are built for sm_90a only
 }
 
