@@ -197,19 +197,21 @@ __device__ __forceinline__ uint32_t ld_shared_u32(uint32_t addr) {
   asm volatile("ld.shared.b32 %0, [%1];" : "=r"(v) : "r"(addr) : "memory");
   return v;
 }
-__device__ __forceinline__ void tma_store(const CUtensorMap* map, uint32_t src, int c0, int c1, int c2) {
-  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%0, {%2, %3, %4}], [%1];" ::"l"(
-                   reinterpret_cast<uint64_t>(map)),
-               "r"(src), "r"(c0), "r"(c1), "r"(c2)
-               : "memory");
-}
-// The same with an L2 evict-first policy for the stored lines (lines that later loads will not read).
-__device__ __forceinline__ void tma_store_evict_first(const CUtensorMap* map, uint32_t src, int c0, int c1, int c2) {
+// evict_first: an L2 evict-first policy for the stored lines (lines that later loads will not read).
+__device__ __forceinline__ void tma_store(const CUtensorMap* map, uint32_t src, int c0, int c1, int c2,
+                                          bool evict_first = false) {
+  const uint64_t m = reinterpret_cast<uint64_t>(map);
+  if (!evict_first) {
+    asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%0, {%2, %3, %4}], [%1];" ::"l"(m),
+                 "r"(src), "r"(c0), "r"(c1), "r"(c2)
+                 : "memory");
+    return;
+  }
   uint64_t policy;
   asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
   asm volatile(
       "cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group.L2::cache_hint [%0, {%2, %3, %4}], [%1], %5;" ::"l"(
-          reinterpret_cast<uint64_t>(map)),
+          m),
       "r"(src), "r"(c0), "r"(c1), "r"(c2), "l"(policy)
       : "memory");
 }
@@ -557,13 +559,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
             fence_proxy_async();
             named_bar(1 + c, 128);
             if (tid == 0) {
-              if (p.c_evict_first) {
-                tma_store_evict_first(&tmC, buf, m0 + c * 64, n0 + 32 * g, b);
-                tma_store_evict_first(&tmC, buf + 4096, m0 + c * 64 + 32, n0 + 32 * g, b);
-              } else {
-                tma_store(&tmC, buf, m0 + c * 64, n0 + 32 * g, b);
-                tma_store(&tmC, buf + 4096, m0 + c * 64 + 32, n0 + 32 * g, b);
-              }
+              tma_store(&tmC, buf, m0 + c * 64, n0 + 32 * g, b, p.c_evict_first != 0);
+              tma_store(&tmC, buf + 4096, m0 + c * 64 + 32, n0 + 32 * g, b, p.c_evict_first != 0);
               bulk_commit();
             }
             ++epi_count;
