@@ -777,6 +777,16 @@ struct KernelState {
   int max_clusters[64] = {};
 };
 
+// The launch attribute of a cluster of cl CTAs along x.
+cudaLaunchAttribute cluster_dim_attr(int cl) {
+  cudaLaunchAttribute a;
+  a.id = cudaLaunchAttributeClusterDimension;
+  a.val.clusterDim.x = unsigned(cl);
+  a.val.clusterDim.y = 1;
+  a.val.clusterDim.z = 1;
+  return a;
+}
+
 // Sets the kernel's shared-memory limit once per device and returns how many clusters (CTAs when
 // CL == 1) can be resident at once: the persistent grid size.
 template <class T, class Cfg, bool B_NK, Epi E, bool A_MN = false>
@@ -794,11 +804,7 @@ int resident_clusters() {
       cfg.gridDim = dim3(unsigned(CL * n));
       cfg.blockDim = dim3(Cfg::THREADS);
       cfg.dynamicSmemBytes = Cfg::SMEM;
-      cudaLaunchAttribute attr[1];
-      attr[0].id = cudaLaunchAttributeClusterDimension;
-      attr[0].val.clusterDim.x = CL;
-      attr[0].val.clusterDim.y = 1;
-      attr[0].val.clusterDim.z = 1;
+      cudaLaunchAttribute attr[1] = {cluster_dim_attr(CL)};
       cfg.attrs = attr;
       cfg.numAttrs = 1;
       int c = 0;
@@ -905,7 +911,8 @@ int tf32_kn_splits(const GemmArgs& t, int bm, int bn, int64_t nkb) {
 
 // Split-K for a launch of configuration c: forced > 0 (a test's or a sweep's choice), else the model's
 // (16-bit) or tf32_kn_splits (TF32 with B as [K, N]; other TF32 launches do not split).
-SplitK splitk_for(const GemmArgs& a, Sm90Config c, int bm, int bn, int forced) {
+SplitK splitk_for(const GemmArgs& a, Sm90Config c, int forced) {
+  const int bm = sm90_shape(c).bm, bn = sm90_shape(c).bn;
   const int64_t nkb = ceil_div(a.K, int64_t(bk_of(a.dt)));
   if (!is_16bit(a.dt)) {
     if (a.b_layout != GemmLayout::kn || a.accumulate != Accumulate::tensor_core) return make_splitk(nkb, 1);
@@ -1009,13 +1016,7 @@ void launch(const GemmArgs& a, const SplitK& sk, cudaStream_t stream) {
   cfg.stream = stream;
   cudaLaunchAttribute attr[2];
   unsigned n_attr = 0;
-  if (CL > 1) {
-    attr[n_attr].id = cudaLaunchAttributeClusterDimension;
-    attr[n_attr].val.clusterDim.x = CL;
-    attr[n_attr].val.clusterDim.y = 1;
-    attr[n_attr].val.clusterDim.z = 1;
-    ++n_attr;
-  }
+  if (CL > 1) attr[n_attr++] = cluster_dim_attr(CL);
   if (a.launch == Launch::dependent) attr[n_attr++] = programmatic_serialization_attr();
   cfg.attrs = attr;
   cfg.numAttrs = n_attr;
@@ -1109,7 +1110,7 @@ void launch_cfg(const GemmArgs& a, cudaStream_t s, int splits) {
                    "gemm_sm90: TF32 with B as [K, N] takes a cluster-free configuration, no bias, no block sums");
         if constexpr (CL == 1) {
           using CfgMN = TileCfgOf<T, C, false, true>;
-          const SplitK sk = splitk_for(a, C, Cfg::BM, Cfg::BN, splits);
+          const SplitK sk = splitk_for(a, C, splits);
           if (sk.splits > 1)
             launch<T, CfgMN, true, Epi::partial, true>(sm90_tf32_kn_problem(a), sk, s);
           else
@@ -1123,7 +1124,7 @@ void launch_cfg(const GemmArgs& a, cudaStream_t s, int splits) {
       else
         FW_REQUIRE(false, "gemm_sm90: per-k-block sums take tiles at most 192 wide");
     } else {
-      const SplitK sk = CL == 1 ? splitk_for(a, C, Cfg::BM, Cfg::BN, splits) : one;
+      const SplitK sk = CL == 1 ? splitk_for(a, C, splits) : one;
       if (nk)
         launch_epi<T, Cfg, true>(a, sk, s);
       else
@@ -1169,7 +1170,7 @@ bool sm90_one_round(const GemmArgs& a, Sm90Config c) {
 
 int sm90_splitk(const GemmArgs& a, Sm90Config c) {
   for (const Sm90Tile& t : kSm90ModelTiles)
-    if (t.config == c) return splitk_for(a, c, t.bm, t.bn, 0).splits;
+    if (t.config == c) return splitk_for(a, c, 0).splits;
   return 1;  // cluster configurations do not split
 }
 
