@@ -26,6 +26,31 @@ constexpr int kMeanThreads = 1024;
 constexpr int64_t kOneBlockValues = 131072;  // the most values one block adds (see above)
 constexpr int64_t kSliceValues = 4096;      // one 16-byte load a thread a slice
 
+// The sum of v[0, len) over the block (every thread gets it), v 16-byte aligned: 16-byte loads, four in flight
+// a thread, a fixed order of the additions.
+__device__ __forceinline__ float block_sum(const float* __restrict__ v, int64_t len) {
+  const float4* v4 = reinterpret_cast<const float4*>(v);
+  const int64_t n4 = len / 4, nt = blockDim.x;
+  float acc[4] = {0.f, 0.f, 0.f, 0.f};
+  int64_t i = threadIdx.x;
+  for (; i + 3 * nt < n4; i += 4 * nt) {
+    float4 q[4];
+#pragma unroll
+    for (int u = 0; u < 4; ++u) q[u] = v4[i + u * nt];
+#pragma unroll
+    for (int u = 0; u < 4; ++u) acc[u] += (q[u].x + q[u].y) + (q[u].z + q[u].w);
+  }
+  for (; i < n4; i += nt) {
+    const float4 q = v4[i];
+    acc[0] += (q.x + q.y) + (q.z + q.w);
+  }
+  for (int64_t k = n4 * 4 + threadIdx.x; k < len; k += nt) acc[1] += v[k];
+  const float mine = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+  return block_allreduce(
+             SumState{mine}, [](const SumState& a, const SumState& b) { return SumState{a.s + b.s}; }, SumState{0.f})
+      .s;
+}
+
 // Block b writes out[b] = scale * sum(v[b * per, min(n, (b + 1) * per))). per is a multiple of 4 and v is
 // 16-byte aligned, so each slice is. A dependent of the kernel before it, and allows its own dependent.
 template <class OutT>
@@ -34,28 +59,8 @@ __global__ void __launch_bounds__(kMeanThreads) sum_slices_kernel(const float* _
   allow_dependents();
   wait_for_prerequisite();
   const int64_t b0 = int64_t(blockIdx.x) * per;
-  const int64_t len = (n - b0 < per) ? n - b0 : per;
-  const float* s = v + b0;
-  const float4* s4 = reinterpret_cast<const float4*>(s);
-  const int64_t n4 = len / 4, nt = blockDim.x;
-  float acc[4] = {0.f, 0.f, 0.f, 0.f};
-  int64_t i = threadIdx.x;
-  for (; i + 3 * nt < n4; i += 4 * nt) {
-    float4 q[4];
-#pragma unroll
-    for (int u = 0; u < 4; ++u) q[u] = s4[i + u * nt];
-#pragma unroll
-    for (int u = 0; u < 4; ++u) acc[u] += (q[u].x + q[u].y) + (q[u].z + q[u].w);
-  }
-  for (; i < n4; i += nt) {
-    const float4 q = s4[i];
-    acc[0] += (q.x + q.y) + (q.z + q.w);
-  }
-  for (int64_t k = n4 * 4 + threadIdx.x; k < len; k += nt) acc[1] += s[k];
-  const float mine = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-  const SumState st = block_allreduce(
-      SumState{mine}, [](const SumState& a, const SumState& b) { return SumState{a.s + b.s}; }, SumState{0.f});
-  if (threadIdx.x == 0) out[blockIdx.x] = from_float<OutT>(st.s * scale);
+  const float s = block_sum(v + b0, (n - b0 < per) ? n - b0 : per);
+  if (threadIdx.x == 0) out[blockIdx.x] = from_float<OutT>(s * scale);
 }
 
 // Scratch (bytes) that mean_dependent needs for n values: the slice sums when it takes two passes.
