@@ -22,7 +22,9 @@
 //   - Cluster configurations (a pair along M sharing its B tile through TMA multicast) are implemented
 //     and correct but measured slower on H100 (~510 vs ~780 TFLOP/s at 4096^3, 66 clusters resident; and
 //     by a cost that grows with K: [512, 4864] @ W[896, 4864]^T 69 us in 128x128 pairs against 28 unpaired,
-//     and a 64x64 pair, tried and dropped, 59 us against 18; gemm_sweep); sm90_pick never chooses them.
+//     and a 64x64 pair, tried and dropped, 59 us against 18; gemm_sweep; bf16 [4096, 4864] @ [4864, 896] in
+//     64 pairs of 128x256, one wave, 81.4 / 81.2 us against 51.2-52.0 unpaired, bench_ops, H100, one lease; the
+//     cause was not found); sm90_pick never chooses them.
 // Out-of-range rows/columns/k: TMA fills zeros on load and clips on store, so tails need no special case;
 // when all of M is one short tile (decode-like M < BM), A's and C's boxes stop at M instead (the fill
 // costs about as much as a load; see launch).
@@ -994,7 +996,11 @@ void launch(const GemmArgs& a, const SplitK& sk, cudaStream_t stream) {
   p.tma_store = tma_store ? 1 : 0;
   // Where C outgrows L2 and A and B together (short K), its lines, written once, would evict the A and B
   // tiles that later tiles reuse: evict-first (H100, A/B/A: bmm 448x1024x1024x64 858.8 -> 835.9 / 831.6 us;
-  // ncu: 419 -> 373 MB read from DRAM). With long K it cost (bmm 8x4096^3 3086 -> 3169 / 3137).
+  // ncu: 419 -> 373 MB read from DRAM). With long K it cost (bmm 8x4096^3 3086 -> 3169 / 3137). What is left
+  // of the gap to cuBLAS (ncu, another H100: 752 us and 235 MB read, A and B once; ours 837 us and 360 MB) is
+  // neither: evict-last loads of A and B on top read 368 MB in 829 us, and two staging buffers a consumer (the
+  // bias's room left out of A_MN's shared memory) changed nothing (bench_ops A/B/A: 828.6 / 823.2 against
+  // 835.9 / 820.8 us).
   const bool c_dominates = M * N > K * (M + N) && B * M * N * int64_t(sizeof(T)) > int64_t(device_props().l2_bytes);
   p.c_evict_first = A_MN && tma_store && c_dominates ? 1 : 0;
   p.a_rows = a_rows;
