@@ -97,7 +97,7 @@ __global__ void __launch_bounds__(kBlock, 3) mse_kernel(const T* __restrict__ p,
   if (threadIdx.x == 0) partials[blockIdx.x] = st.s;
   if constexpr (GRID_SUM) {
     // Block 0 adds the block sums (at most 128, kGridSumMax / kMinChunk) a value a thread: mean_dependent.cuh's
-    // block_sum in its place (16-byte loads) took 0.2-0.3 us longer at every size this path runs (H100, A/B/A:
+    // block_sum in its place (16-byte loads) took 0.15-0.25 us longer at every size this path runs (H100, A/B/A:
     // fp32 256x256 3.42 / 3.46 -> 3.68 / 3.68 us, bf16 32x32x32 3.45 / 3.49 -> 3.68 / 3.68; not explained).
     cooperative_groups::this_grid().sync();
     if (blockIdx.x != 0) return;
