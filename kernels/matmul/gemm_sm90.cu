@@ -20,11 +20,11 @@
 //     per group) for L2 reuse. setmaxnreg gives 2-consumer configurations 232 registers per consumer
 //     thread and 40 per producer thread.
 //   - Cluster configurations (a pair along M sharing its B tile through TMA multicast) are implemented
-//     and correct but measured slower on H100 (~510 vs ~780 TFLOP/s at 4096^3, 66 clusters resident; and
-//     by a cost that grows with K: [512, 4864] @ W[896, 4864]^T 69 us in 128x128 pairs against 28 unpaired,
-//     and a 64x64 pair, tried and dropped, 59 us against 18; gemm_sweep; bf16 [4096, 4864] @ [4864, 896] in
-//     64 pairs of 128x256, one wave, 81.4 / 81.2 us against 51.2-52.0 unpaired, bench_ops, H100, one lease; the
-//     cause was not found); sm90_pick never chooses them.
+//     and correct. Until the consumers' remote release lost its cluster-scope fence (mbar_arrive_cluster) a
+//     pair paid for it every k-block (~510 vs ~780 TFLOP/s at 4096^3; [512, 4864] @ W[896, 4864]^T 69 us in
+//     128x128 pairs against 28 unpaired; a 64x64 pair, tried and dropped then, 59 us against 18; gemm_sweep).
+//     Since, 128x256 pairs run as fast as single CTAs, not faster (bf16 4096^3 175.9 against 174.0 us, 4096x896
+//     x4864 52.7 against 51.5; bench_ops, H100): sm90_pick does not choose them.
 // Out-of-range rows/columns/k: TMA fills zeros on load and clips on store, so tails need no special case;
 // when all of M is one short tile (decode-like M < BM), A's and C's boxes stop at M instead (the fill
 // costs about as much as a load; see launch).
@@ -154,12 +154,16 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
 __device__ __forceinline__ void mbar_arrive(uint32_t bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
 }
-// Arrive on the barrier at the same shared-memory offset in CTA `cta` of the cluster.
+// Arrive on the barrier at the same shared-memory offset in CTA `cta` of the cluster, with the arrive's default
+// (.release.cta) semantics, as CUTLASS's ClusterBarrier::arrive: the reads of the stage it releases (wgmma's)
+// have completed at wgmma.wait_group before it, so no cluster-scope release has anything left to order.
+// With .release.cluster every k-block of a pair waited for it: bf16 4096x896x4864 in 128x256 pairs took 81.2-81.3
+// us, 52.7-52.8 without (unpaired 51.4-51.6), 4096^3 265.3-266.7 against 175.8-175.9 (174.0) (bench_ops, H100).
 __device__ __forceinline__ void mbar_arrive_cluster(uint32_t bar, uint32_t cta) {
   asm volatile(
       "{\n.reg .b32 ra;\n"
       "mapa.shared::cluster.u32 ra, %0, %1;\n"
-      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra];\n}\n" ::"r"(bar),
+      "mbarrier.arrive.shared::cluster.b64 _, [ra];\n}\n" ::"r"(bar),
       "r"(cta)
       : "memory");
 }
