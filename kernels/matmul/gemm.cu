@@ -164,7 +164,7 @@ std::string gemm_path(DType dt, GemmLayout b_layout, const void* A, const void* 
     case Path::empty: return "empty";
     case Path::fill_bias: return "fill_bias";
     case Path::skinny: return std::string("skinny_") + (dt == DType::f32 ? "f32" : opbench::dtype_name(dt));
-    case Path::gemv: return "gemv_kn cluster split-K";
+    case Path::gemv: return detail::gemv_name(a);
     case Path::sm90: {
       const detail::Sm90Config c = detail::sm90_pick(a);
       const int splits = detail::sm90_splitk(a, c);

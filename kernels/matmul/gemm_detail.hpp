@@ -4,6 +4,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <string>
 
 #include "kernels/common/device.hpp"
 #include "kernels/matmul/matmul.hpp"
@@ -126,6 +127,7 @@ void gemm_skinny(const GemmArgs& a, cudaStream_t s);
 // ---- decode GEMV with B as [K, N] (fp32/fp16/bf16, M = 1, batch 1, cc 9.0), gemv_sm90.cu ------------------
 bool gemv_supported(const GemmArgs& a);
 void gemm_gemv(const GemmArgs& a, cudaStream_t s);
+std::string gemv_name(const GemmArgs& a);  // the kernel and its split of K, as reports name it
 
 // ---- fp32 SIMT, gemm_simt.cu -------------------------------------------------------------------------
 bool simt_vector_ok(const GemmArgs& a);  // 16-byte copies of B[K, N] possible

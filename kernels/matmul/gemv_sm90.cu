@@ -6,13 +6,14 @@
 // second launch and one chunk of rows a thread with no loads in flight between them (28.3 us, cuBLAS
 // 24.4 us: report 20261125-192853).
 //
-// One CTA per 32 x E columns (E = 16 / sizeof(T): 256 columns in 16 bits, 128 in fp32) and eighth
-// (quarter, half) of K: a cluster of CL = 8 (4, 2) CTAs along K. Each lane owns E adjacent columns (16-byte
-// chunks of B) and its warp a slice of the CTA's K range; B's rows reach shared memory through cp.async,
+// One CTA per 32 x E columns (E = 16 / sizeof(T): 256 columns in 16 bits, 128 in fp32) and slice of K: up to
+// 16 plain CTAs along K whose fp32 column sums a dependent kernel adds, or a cluster of CL = 8 (4, 2) CTAs
+// along K (plan_of says which). Each lane owns E adjacent columns (16-byte chunks of B) and its warp a slice
+// of the CTA's K range; B's rows reach shared memory through cp.async,
 // 8 rows a group and three groups in flight a lane (up to 384 bytes a lane, 96 KiB a CTA, two CTAs an
 // SM), with x's 8 values a group read as 16-byte broadcast loads. The 8 warps' sums meet in shared memory,
-// the CL CTAs' in distributed shared memory (each CTA adds one slice of its columns over the cluster and
-// writes it): no atomics, no zeroed buffer, no second pass. Grid: ceil(N / (32 E)) x CL CTAs, CL the most
+// a cluster's CL CTAs' in distributed shared memory (each CTA adds one slice of its columns over the cluster
+// and writes it): no atomics, no zeroed buffer, no second pass. Grid: ceil(N / (32 E)) x CL CTAs, CL the most
 // whose clusters all fit at once by the occupancy API (H100 with the 96 KiB ring: 30 clusters of 8, 62 of
 // 4, 132 of 2). bench_ops on H100, fp32 {1, 4096, 4096}: 26.8 us with CL = 4 (32 clusters), 30.4 us with
 // CL = 8 (two of its 32 clusters in a second wave), skinny kernel 28.3, cuBLAS 24.4; 16-bit N = 4096 keeps 8.
@@ -23,9 +24,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <mutex>
+#include <string>
 #include <type_traits>
 
 #include "kernels/common/check.hpp"
+#include "kernels/common/dependent_launch.cuh"
 #include "kernels/common/types.cuh"
 #include "kernels/matmul/gemm_common.cuh"
 #include "kernels/matmul/gemm_detail.hpp"
@@ -65,16 +68,11 @@ __device__ __forceinline__ void unpack(const uint4 u, float (&f)[kVec<T>]) {
   }
 }
 
-// CL: CTAs along K in a cluster (2, 4 or 8), summed through distributed shared memory.
-template <class T, int CL>
-__global__ void __cluster_dims__(1, CL, 1) __launch_bounds__(kThreads)
-    k_gemv_kn(const T* __restrict__ x, const T* __restrict__ B, const T* __restrict__ bias, T* __restrict__ y, int N,
-              int K, int k_per_cta) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  extern __shared__ uint4 ring[];
+// The CTA's column sums over its K range into total[kCols<T>] (visible to every thread on return).
+template <class T>
+__device__ __forceinline__ void cta_column_sums(const T* __restrict__ x, const T* __restrict__ B, int N, int K,
+                                                int k_per_cta, uint4* ring, float (*part)[kCols<T>], float* total) {
   constexpr int E = kVec<T>, kC = kCols<T>;
-  __shared__ __align__(16) float part[kWarps][kC];
-  __shared__ float total[kC];
   const int warp = int(threadIdx.x) >> 5, lane = int(threadIdx.x) & 31;
   const int col = int(blockIdx.x) * kC + lane * E;
   const int per_warp = k_per_cta / kWarps;
@@ -129,7 +127,6 @@ __global__ void __cluster_dims__(1, CL, 1) __launch_bounds__(kThreads)
     }
   }
 
-  // The warps' sums per column, then the cluster's CTAs' sums per column.
   float4* dst = reinterpret_cast<float4*>(&part[warp][lane * E]);
 #pragma unroll
   for (int q = 0; q < E / 4; ++q) dst[q] = make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]);
@@ -140,6 +137,49 @@ __global__ void __cluster_dims__(1, CL, 1) __launch_bounds__(kThreads)
     for (int w = 0; w < kWarps; ++w) s += part[w][threadIdx.x];
     total[threadIdx.x] = s;
   }
+  __syncthreads();
+}
+
+// S CTAs along K (blockIdx.y), no cluster: each writes its column sums to partial[blockIdx.y][N]; k_gemv_sum,
+// its programmatic dependent, adds them.
+template <class T>
+__global__ void __launch_bounds__(kThreads) k_gemv_kn_split(const T* __restrict__ x, const T* __restrict__ B, int N,
+                                                            int K, int k_per_cta, float* __restrict__ partial) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  allow_dependents();
+  extern __shared__ uint4 ring[];
+  constexpr int kC = kCols<T>;
+  __shared__ __align__(16) float part[kWarps][kC];
+  __shared__ float total[kC];
+  cta_column_sums<T>(x, B, N, K, k_per_cta, ring, part, total);
+  const int n = int(blockIdx.x) * kC + int(threadIdx.x);
+  if (threadIdx.x < kC && n < N) partial[int64_t(blockIdx.y) * N + n] = total[threadIdx.x];
+#endif
+}
+
+template <class T>
+__global__ void __launch_bounds__(256) k_gemv_sum(const float* partial, const T* __restrict__ bias, T* __restrict__ y,
+                                                  int N, int splits) {
+  wait_for_prerequisite();
+  const int n = int(blockIdx.x) * 256 + int(threadIdx.x);
+  if (n >= N) return;
+  float s = 0.0f;
+  for (int q = 0; q < splits; ++q) s += __ldcg(partial + int64_t(q) * N + n);
+  y[n] = from_float<T>(bias ? s + to_float(bias[n]) : s);
+}
+
+// CL: CTAs along K in a cluster (2, 4 or 8), summed through distributed shared memory.
+template <class T, int CL>
+__global__ void __cluster_dims__(1, CL, 1) __launch_bounds__(kThreads)
+    k_gemv_kn(const T* __restrict__ x, const T* __restrict__ B, const T* __restrict__ bias, T* __restrict__ y, int N,
+              int K, int k_per_cta) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  extern __shared__ uint4 ring[];
+  constexpr int kC = kCols<T>;
+  __shared__ __align__(16) float part[kWarps][kC];
+  __shared__ float total[kC];
+  cta_column_sums<T>(x, B, N, K, k_per_cta, ring, part, total);
+  // The cluster's CTAs' sums per column.
   cg::cluster_group cluster = cg::this_cluster();
   cluster.sync();
   constexpr int kSlice = kC / CL;
@@ -182,6 +222,47 @@ void launch(dim3 grid, const T* x, const T* B, const T* bias, T* y, int N, int K
   FW_CHECK_LAUNCH();
 }
 
+// CTAs of k_gemv_kn_split<T> the GPU holds at once, by the occupancy API, once per device (this also sets the
+// kernel's shared-memory limit).
+template <class T>
+int resident_split_ctas() {
+  static std::once_flag once[64];
+  static int count[64];
+  const fw::DeviceProps& dev = fw::device_props();
+  const int d = dev.device & 63;
+  std::call_once(once[d], [&] {
+    FW_CUDA_CHECK(cudaFuncSetAttribute(k_gemv_kn_split<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, kRingBytes));
+    int per_sm = 0;
+    FW_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_gemv_kn_split<T>, kThreads, kRingBytes));
+    count[d] = per_sm * dev.sms;
+  });
+  return count[d];
+}
+
+// How a call splits K: `splits` CTAs a column tile, in clusters (summed in distributed shared memory) or as
+// plain CTAs (fp32 partial sums, added by a dependent kernel).
+struct Plan {
+  int splits;
+  bool cluster;
+};
+constexpr int kMaxSplits = 16;
+
+// Clusters: the most CTAs along K (8, 4 or 2) whose clusters, one per column tile, all fit on the GPU at once
+// (16-bit N = 4096 takes 8, N = 11008 4: with 8 its 43 clusters ran in two waves, 0.79x of cuBLAS). Plain CTAs
+// where they give at least twice that many splits within one wave (up to 16). H100, A/B/A (clusters / twice the
+// splits as plain CTAs, us): fp32 {1, 4096, 4096} 26.64 / 26.42 -> 25.22 / 25.28 (4 -> 8), {1, 4096, 11008} 63.74 /
+// 63.31 -> 62.50 / 62.18, {1, 2048, 8192} 25.95 / 26.05 -> 25.06 / 25.18 (8 -> 16); bf16 {1, 4096, 4096} 14.53 /
+// 14.62 -> 14.27 / 14.24 (8 -> 16), {1, 2048, 8192} 15.87 / 15.84 -> 14.75 / 14.66; fp16 alike. With as many
+// splits as the clusters', plain CTAs gained nothing (fp32 {1, 4096, 4096} 26.69 / 26.67) and lost at N = 11008
+// (bf16 34.43 / 34.96 against 33.47 / 33.46), where twice the splits take two waves: clusters there.
+template <class T>
+Plan plan_of(int64_t N) {
+  const int64_t tiles = ceil_div(N, int64_t(kCols<T>));
+  const int cl = tiles <= active_clusters<T, 8>() ? 8 : tiles <= active_clusters<T, 4>() ? 4 : 2;
+  const int64_t plain = std::min<int64_t>(kMaxSplits, resident_split_ctas<T>() / tiles);
+  return plain >= 2 * cl ? Plan{int(plain), false} : Plan{cl, true};
+}
+
 }  // namespace fw::gemv
 
 namespace fw::detail {
@@ -204,20 +285,34 @@ void gemm_gemv(const GemmArgs& a, cudaStream_t s) {
   const int N = int(a.N), K = int(a.K);
   dispatch_float(a.dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    // The most CTAs along K (8, 4 or 2) whose clusters, one per column tile, all fit on the GPU at once
-    // (16-bit N = 4096 takes 8, N = 11008 4: with 8 its 43 clusters ran in two waves, 0.79x of cuBLAS).
+    const Plan p = plan_of<T>(N);
     const int64_t tiles = ceil_div(N, kCols<T>);
-    const int cl = tiles <= active_clusters<T, 8>() ? 8 : tiles <= active_clusters<T, 4>() ? 4 : 2;
-    const int k_per_cta = int(ceil_div(ceil_div(K, cl), kKStep) * kKStep);
-    const dim3 grid{unsigned(tiles), unsigned(cl)};
+    const int k_per_cta = int(ceil_div(ceil_div(K, p.splits), kKStep) * kKStep);
+    const dim3 grid{unsigned(tiles), unsigned(p.splits)};
     const T* A = static_cast<const T*>(a.A);
     const T* B = static_cast<const T*>(a.B);
     const T* bias = static_cast<const T*>(a.bias);
     T* C = static_cast<T*>(a.C);
-    if (cl == 8) gemv::launch<T, 8>(grid, A, B, bias, C, N, K, k_per_cta, s);
-    if (cl == 4) gemv::launch<T, 4>(grid, A, B, bias, C, N, K, k_per_cta, s);
-    if (cl == 2) gemv::launch<T, 2>(grid, A, B, bias, C, N, K, k_per_cta, s);
+    if (!p.cluster) {
+      float* partial =
+          static_cast<float*>(scratch(Scratch::splitk_partials, size_t(p.splits) * size_t(N) * sizeof(float)));
+      k_gemv_kn_split<T><<<grid, kThreads, kRingBytes, s>>>(A, B, N, K, k_per_cta, partial);
+      FW_CHECK_LAUNCH();
+      launch_dependent(k_gemv_sum<T>, dim3(unsigned(ceil_div(N, 256))), dim3(256), s,
+                       static_cast<const float*>(partial), bias, C, N, p.splits);
+      return;
+    }
+    if (p.splits == 8) gemv::launch<T, 8>(grid, A, B, bias, C, N, K, k_per_cta, s);
+    if (p.splits == 4) gemv::launch<T, 4>(grid, A, B, bias, C, N, K, k_per_cta, s);
+    if (p.splits == 2) gemv::launch<T, 2>(grid, A, B, bias, C, N, K, k_per_cta, s);
   });
+}
+
+std::string gemv_name(const GemmArgs& a) {
+  using namespace fw::gemv;
+  Plan p{};
+  dispatch_float(a.dt, [&](auto tag) { p = plan_of<typename decltype(tag)::type>(a.N); });
+  return std::string(p.cluster ? "gemv_kn cluster split-K " : "gemv_kn split-K ") + std::to_string(p.splits);
 }
 
 }  // namespace fw::detail
