@@ -201,9 +201,10 @@ Comparison compare_runs(const RunInfo& bi, const RunResults& base, const RunInfo
   const std::string ub = board_list(base.context), uc = board_list(cur.context);
   if (!ub.empty() && !uc.empty() && ub != uc)
     c.notes.push_back(fmt::format(
-        "the runs measured different boards ({} in the baseline, {} now): between H100 boards the same build's "
-        "single-wave GEMMs moved by up to 15% and bandwidth-bound kernels by about 5%, so a change in code that no "
-        "commit touched may be the board's; compare runs of one board to judge a change",
+        "the runs measured different boards ({} in the baseline, {} now): the same build's results move between "
+        "boards of one model (measured between H100 boards: single-wave GEMMs by up to 15%, bandwidth-bound kernels "
+        "by about 5%; notes/methodology.md), so a change in code that no commit touched may be the board's; compare "
+        "runs of one board to judge a change",
         ub, uc));
   if (!base.context.git_commit.empty() && base.context.git_commit == cur.context.git_commit)
     c.notes.push_back("both runs are of commit " + cur.context.git_commit + " (an A/A comparison: every "
