@@ -9,6 +9,10 @@
 //     rows not 16-byte aligned
 //   any dtype, B[K,N], M = 1, batch 1,    -> streaming kernel, split-K over a cluster (gemv_sm90.cu)
 //     N >= 2048, K >= 1024, cc 9.0
+//   fp32, B[K,N], cc 9.0, no bias,        -> 3xTF32 in the kernel: A split into planes, the transposed problem's
+//     N % 4 == K % 4 == 0, a wave of        TF32 kernel splitting B^T's fragments itself (gemm_tf32x3.cu,
+//     128x128 tiles x splits                 gemm_tf32x3_kn), fp32 accuracy
+//     (tf32x3_kn_pays)
 //   fp32, M <= 16, batch 1                -> skinny streaming kernel (gemm_skinny.cu)
 //   fp16/bf16, W[N,K], M = 1, batch 1,    -> the same skinny kernel, 16-bit W
 //     N >= 2048, K >= 1024
@@ -100,7 +104,7 @@ detail::GemmArgs make_args(DType dt, GemmLayout bl, const void* A, const void* B
 }
 
 // The path a call takes (see the table at the top of this file and matmul.hpp).
-enum class Path { empty, fill_bias, skinny, gemv, sm90, sm90_tf32_kn, sm90_transposed_b, tf32x3, mma, simt };
+enum class Path { empty, fill_bias, skinny, gemv, sm90, sm90_tf32_kn, sm90_transposed_b, tf32x3, tf32x3_kn, mma, simt };
 
 // Whether 3xTF32 beats the SIMT kernel for an fp32 problem. The split moves 16 bytes per element of A and
 // of B (24 for a B[K, N], transposed first) for 6 tensor-core FLOPs per M·N·K, so it pays where an operand
@@ -110,6 +114,18 @@ enum class Path { empty, fill_bias, skinny, gemv, sm90, sm90_tf32_kn, sm90_trans
 // 386); slower at 256 (matmul 512^3 23.6 against 15.8, bmm 32x512^3 226 against 197) and at K = 64
 // (bmm 448x1024x1024x64 1814 against 1687).
 bool tf32x3_pays(const detail::GemmArgs& a) { return a.M * a.N >= 512 * (a.M + a.N) && a.K >= 512; }
+
+// Whether 3xTF32 in the kernel (B as [K, N] as it lies, only A split; gemm_tf32x3_kn) runs at least about a wave:
+// its 128x128 tiles of the transposed problem times its K splits fill 9/10 of the SMs. There it beat every other
+// fp32 path on every shape measured, the skinny kernel and the 3xTF32 of a transposed, split B included (H100,
+// bench_ops, one lease: matmul 64x4096x4096 50.0 against SIMT's 62.1 us, 16x4096x4096 48.2 against skinny's 59.3,
+// 1024^3 32.9 against 45.7, 4096^3 1075 against 1629, bmm 8x512^3 28.4 against 54.5); below a wave it lost (matmul
+// 512^3, 16 tiles: 20.7 against SIMT's 13.5 us; bmm 8x256^3, 32 tiles: 14.5 against 10.9).
+bool tf32x3_kn_pays(const detail::GemmArgs& a) {
+  const detail::Sm90Shape& k = detail::sm90_shape(detail::tf32x3_kn_config(a));
+  const int64_t units = detail::sm90_tiles(detail::sm90_tf32_kn_problem(a), k.bm, k.bn) * detail::tf32x3_kn_splits(a);
+  return 10 * units >= 9 * int64_t(device_props().sms);
+}
 
 Path choose(const detail::GemmArgs& a, bool allow_tf32) {
   if (a.batch == 0 || a.M == 0 || a.N == 0) return Path::empty;
@@ -124,6 +140,7 @@ Path choose(const detail::GemmArgs& a, bool allow_tf32) {
     if (a.M >= 256) return Path::sm90_transposed_b;
   }
   if (detail::gemv_supported(a)) return Path::gemv;
+  if (detail::tf32x3_kn_supported(a) && tf32x3_kn_pays(a)) return Path::tf32x3_kn;  // fp32, B as [K, N]
   if (detail::skinny_supported(a)) return Path::skinny;
   if (a.dt == DType::f32) return detail::tf32x3_supported(a) && tf32x3_pays(a) ? Path::tf32x3 : Path::simt;
   if (detail::sm90_supported(a)) return Path::sm90;
@@ -151,6 +168,7 @@ void gemm(DType dt, GemmLayout b_layout, const void* A, const void* B, const voi
       return detail::gemm_sm90(t, c, stream);
     }
     case Path::tf32x3: return detail::gemm_tf32x3(a, stream);
+    case Path::tf32x3_kn: return detail::gemm_tf32x3_kn(a, stream);
     case Path::mma: return detail::gemm_mma(a, stream);
     case Path::simt: return detail::gemm_simt(a, stream);
   }
@@ -183,6 +201,12 @@ std::string gemm_path(DType dt, GemmLayout b_layout, const void* A, const void* 
     case Path::tf32x3:
       return std::string(b_layout == GemmLayout::kn ? "transpose_b + " : "") + "tf32x3 split + sm90_tma_wgmma_tf32 " +
              detail::sm90_config_name(detail::tf32x3_config(a));
+    case Path::tf32x3_kn: {
+      const int splits = detail::tf32x3_kn_splits(a);
+      return "tf32x3 split A + sm90_tma_wgmma_tf32x3 C^T = B^T A^T " +
+             std::string(detail::sm90_config_name(detail::tf32x3_kn_config(a))) +
+             (splits > 1 ? " split-K " + std::to_string(splits) : "");
+    }
     case Path::mma: return (detail::mma_vector_ok(a) ? "mma_sync" + tf32 + "_cp_async" : "mma_sync" + tf32 + "_scalar");
     case Path::simt:
       return std::string("simt_f32 ") + detail::simt_config_name(detail::simt_pick(a)) +

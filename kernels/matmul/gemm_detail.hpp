@@ -34,6 +34,9 @@ struct GemmArgs {
   int64_t batch, M, N, K;
   Accumulate accumulate = Accumulate::tensor_core;  // fp32 (TF32) only
   Launch launch = Launch::after_previous;           // the wgmma path only (gemm_sm90)
+  // fp32 with B as [K, N], per_k_block (gemm_tf32x3_kn): A holds A's 3xTF32 parts, [batch][2][M][K] (each
+  // batch's big parts, then its small parts; tf32_split.hpp), and the kernel splits B's fragments itself.
+  bool a_split = false;
 };
 
 // ---- TMA + wgmma (sm_90a), gemm_sm90.cu ------------------------------------------------------------
@@ -115,6 +118,17 @@ bool sm90_one_round(const GemmArgs& a, Sm90Config c);
 bool tf32x3_supported(const GemmArgs& a);
 void gemm_tf32x3(const GemmArgs& a, cudaStream_t s);
 Sm90Config tf32x3_config(const GemmArgs& a);  // the tile configuration its GEMM runs
+// B as [K, N] without the transpose and B's split (gemm_tf32x3_kn): A's parts go into a scratch as
+// [batch][2][M][K], and the TF32 kernel of the transposed problem (sm90_tf32_kn_problem) splits each register
+// fragment of B^T into its parts (tf32_split_truncated_small) and issues the three products of every k-step,
+// adding each k-block's sum in fp32. B is read once, as it lies. Supported: sm90_tf32_kn_supported's rules (no
+// bias, N % 4 == 0, cc 9.0), K % 4 == 0, A 16-byte aligned. c and splits force a tile configuration (at most 192
+// wide, cluster-free) and a split-K count (0: by rule).
+bool tf32x3_kn_supported(const GemmArgs& a);
+Sm90Config tf32x3_kn_config(const GemmArgs& a);  // the tile configuration its GEMM runs
+int tf32x3_kn_splits(const GemmArgs& a);         // and its split-K count (1: none)
+void gemm_tf32x3_kn(const GemmArgs& a, cudaStream_t s);
+void gemm_tf32x3_kn(const GemmArgs& a, Sm90Config c, int splits, cudaStream_t s);
 
 // ---- mma.sync (sm_80+), gemm_mma.cu: m16n8k16 for fp16/bf16, m16n8k8 TF32 for fp32 -------------------
 bool mma_vector_ok(const GemmArgs& a);  // cp.async 16-byte path possible

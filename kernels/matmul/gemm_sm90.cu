@@ -1,7 +1,9 @@
 // Tensor-core GEMM for Hopper (sm_90a): C[b] = A[b] @ op(B[b]) (+ bias), fp32 accumulation; fp16/bf16,
 // and fp32 on TF32 when the caller allows it (W as [N, K] only: TF32 wgmma reads K-major operands; gemm.cu
 // transposes a B[K, N] into a scratch first). TF32 operands are the fp32 values with the low 13 mantissa
-// bits ignored by the tensor cores (truncation), as loaded by TMA.
+// bits ignored by the tensor cores (truncation), as loaded by TMA. fp32 at fp32 accuracy with B as [K, N]
+// (3xTF32, gemm_tf32x3.cu's gemm_tf32x3_kn) runs the same transposed-problem kernel with two B boxes a stage (the
+// big and small TF32 parts of fw::gemm's A) and its register fragments split in the kernel (SPLIT_B).
 //
 // One persistent, warp-specialized kernel, templated on the tile configuration (gemm_detail.hpp):
 //   - warpgroup 0 is the producer: one thread issues TMA loads (cp.async.bulk.tensor, 128-byte swizzle)
@@ -54,6 +56,7 @@
 #include "kernels/common/types.cuh"
 #include "kernels/matmul/gemm_common.cuh"
 #include "kernels/matmul/gemm_detail.hpp"
+#include "kernels/matmul/tf32_split.hpp"
 
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define FW_MATMUL_SM90A 1
@@ -68,15 +71,18 @@ namespace fw::sm90 {
 // that block sum to the tile's accumulators with fp32 adds (round to nearest). That takes a second set of
 // BN / 2 accumulators a thread (so BN <= 192, within the 232 registers a consumer gets) and a wait for each
 // k-block's wgmma before the next is issued.
-template <class T, int BN_, int NC_, int STAGES_, int CL_, bool BLOCK_SUMS_ = false>
+// SPLIT_B (3xTF32 in the A_MN kernel, gemm_tf32x3_kn): each stage holds two B boxes, B's big and small TF32
+// parts (GemmArgs::a_split's planes), and the consumers split their A fragments; block sums throughout.
+template <class T, int BN_, int NC_, int STAGES_, int CL_, bool BLOCK_SUMS_ = false, bool SPLIT_B_ = false>
 struct TileCfg {
   static constexpr int BN = BN_, NC = NC_, STAGES = STAGES_, CL = CL_;
-  static constexpr bool BLOCK_SUMS = BLOCK_SUMS_;
+  static constexpr bool BLOCK_SUMS = BLOCK_SUMS_, SPLIT_B = SPLIT_B_;
   static constexpr int BM = 64 * NC;
   static constexpr int ESZ = int(sizeof(T));
   static constexpr int BK = 128 / ESZ;  // elements of K per k-block
   static constexpr int A_BYTES = BM * 128;
-  static constexpr int B_BYTES = BN * 128;
+  static constexpr int B_BOX_BYTES = BN * 128;  // one B box (a k-block of BN rows)
+  static constexpr int B_BYTES = (SPLIT_B ? 2 : 1) * B_BOX_BYTES;
   static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
   static constexpr int THREADS = 128 * (NC + 1);
   // Shared memory: the stages, the barriers, the bias, then (1024-byte aligned) the epilogue's staging for
@@ -95,6 +101,7 @@ struct TileCfg {
   static_assert(BN % 64 == 0 && BN <= 256, "BN");
   static_assert(CL == 1 || (CL == 2 && BN >= 128), "a cluster pair splits B into two boxes");
   static_assert(!BLOCK_SUMS || BN <= 192, "block sums take a second set of accumulators");
+  static_assert(!SPLIT_B || (ESZ == 4 && BLOCK_SUMS && CL == 1), "3xTF32 in the kernel: TF32, block sums");
   static_assert(SMEM <= 227 * 1024, "shared memory");
 };
 
@@ -309,8 +316,9 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
   const int units = p.batch * p.cm_tiles * p.n_tiles * p.splits;
   constexpr int BK = Cfg::BK;
   static_assert(sizeof(T) == 2 || B_NK, "TF32 wgmma takes K-major B only");
-  static_assert(!A_MN || (sizeof(T) == 4 && B_NK && CL == 1 && E != Epi::bias && !Cfg::BLOCK_SUMS),
-                "A from registers: TF32, cluster-free, bias-free");
+  static_assert(!A_MN || (sizeof(T) == 4 && B_NK && CL == 1 && E != Epi::bias && Cfg::BLOCK_SUMS == Cfg::SPLIT_B),
+                "A from registers: TF32, cluster-free, bias-free; block sums only with 3xTF32");
+  static_assert(!Cfg::SPLIT_B || A_MN, "3xTF32 in the kernel: the A_MN kernel");
   const int nkb = (p.K + BK - 1) / BK;
   // A split launch lets its reduction (k_splitk_reduce, a programmatic dependent launch) be scheduled now:
   // its blocks wait in griddepcontrol.wait for this grid to finish, so its launch is off the critical path.
@@ -345,7 +353,9 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         const bool b_tail = B_NK && CL == 1 && p.b_tail_rows > 0 && n0 + BN > p.N;
         for (int kb = kb0; kb < kb1; ++kb) {
           mbar_wait(empty(s), ph ^ 1);
-          mbar_expect_tx(full(s), uint32_t(p.a_rows * 128 + (b_tail ? p.b_tail_rows * 128 : Cfg::B_BYTES)));
+          constexpr int B_PARTS = Cfg::SPLIT_B ? 2 : 1;
+          mbar_expect_tx(full(s),
+                         uint32_t(p.a_rows * 128 + B_PARTS * (b_tail ? p.b_tail_rows * 128 : Cfg::B_BOX_BYTES)));
           const int k0 = kb * BK;
           if constexpr (A_MN) {
             // A as [K, M]: boxes {32 M-rows, 32 k}, 4 KB each (a 128-byte row per k).
@@ -356,9 +366,12 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
           }
           if (B_NK) {
             // W[N,K]: box {64 k, BN/CL rows}; rank r loads rows [r*BN/CL, (r+1)*BN/CL) of the tile.
+            // SPLIT_B: the planes' batch index is 2b (big parts) and 2b + 1 (small parts).
             constexpr int ROWS = BN / CL;
             if (CL == 1)
-              tma_load(sB(s), b_tail ? &tmBt : &tmB, full(s), k0, n0, b);
+#pragma unroll
+              for (int part = 0; part < B_PARTS; ++part)
+                tma_load(sB(s) + part * Cfg::B_BOX_BYTES, b_tail ? &tmBt : &tmB, full(s), k0, n0, B_PARTS * b + part);
             else
               tma_load_multicast(sB(s) + rank * ROWS * 128, &tmB, full(s), k0, n0 + int(rank) * ROWS, b,
                                  uint16_t((1u << CL) - 1));
@@ -436,6 +449,12 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         // next k-block's fragments are loaded; the other consumer's wgmmas keep the tensor cores busy meanwhile.
         // (Two fragment buffers, loading one while the other's wgmmas ran, made ptxas serialize every wgmma,
         // C7513: 5-18% slower on the --tf32 matmul report, H100.)
+        // SPLIT_B (3xTF32): each fragment value x splits into its TF32 parts, and each k-step issues big(A)·big(B)
+        // + small(A)·big(B) + big(A)·small(B) into the k-block's sums, which are added in fp32. The split is on the
+        // consumer's critical path (16 values a thread a k-block): tf32_split_truncated_small's ~7 instructions a
+        // value against tf32_split's ~16 took bmm 8x512^3 (128x128 tiles) from 41.0 to 28.2 us and 448x1024x1024x64
+        // (128x192) from 1256 to 1121; with tf32_split the consumers issued an instruction every 6 cycles on 18% of
+        // the issue slots (H100, bench_ops and ncu).
         const uint32_t box_off = uint32_t((c * 64 + warp * 16) / 32) * 4096;
         const int r = (warp * 16) % 32 + lane / 4;
         uint32_t af[4][4];
@@ -449,13 +468,40 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
               const int row = r + 8 * (q & 1), k = 8 * kk + lane % 4 + 4 * (q >> 1);
               af[kk][q] = ld_shared_u32(box + k * 128 + (((row / 4) ^ (k % 8)) << 4) + (row % 4) * 4);
             }
-          wgmma_fence();
           const uint64_t db = make_desc(sB(s), 16, 1024);
+          if constexpr (Cfg::SPLIT_B) {
+            uint32_t as[4][4];  // the small parts; af keeps the big ones
 #pragma unroll
-          for (int kk = 0; kk < 4; ++kk)
-            WgmmaTf32Rs<BN>::mma(acc, af[kk], db + uint64_t(2 * kk), kb != kb0 || kk != 0);
-          wgmma_commit();
-          wgmma_wait<0>();
+            for (int kk = 0; kk < 4; ++kk)
+#pragma unroll
+              for (int q = 0; q < 4; ++q) {
+                const detail::Tf32Pair x = detail::tf32_split_truncated_small(detail::bits_to_f32(af[kk][q]));
+                af[kk][q] = detail::f32_to_bits(x.big);
+                as[kk][q] = detail::f32_to_bits(x.small);
+              }
+            const uint64_t dbs = make_desc(sB(s) + Cfg::B_BOX_BYTES, 16, 1024);
+            wgmma_fence();
+#pragma unroll
+            for (int kk = 0; kk < 4; ++kk) {
+              WgmmaTf32Rs<BN>::mma(blk, af[kk], db + uint64_t(2 * kk), kk != 0);
+              WgmmaTf32Rs<BN>::mma(blk, as[kk], db + uint64_t(2 * kk), 1);
+              WgmmaTf32Rs<BN>::mma(blk, af[kk], dbs + uint64_t(2 * kk), 1);
+            }
+            wgmma_commit();
+            wgmma_wait<0>();
+#pragma unroll
+            for (int i = 0; i < BN / 2; ++i) {
+              fence_operand(blk[i]);
+              acc[i] += blk[i];
+            }
+          } else {
+            wgmma_fence();
+#pragma unroll
+            for (int kk = 0; kk < 4; ++kk)
+              WgmmaTf32Rs<BN>::mma(acc, af[kk], db + uint64_t(2 * kk), kb != kb0 || kk != 0);
+            wgmma_commit();
+            wgmma_wait<0>();
+          }
           release(s);
           advance_stage<STAGES>(s, ph);
         }
@@ -921,7 +967,8 @@ SplitK splitk_for(const GemmArgs& a, Sm90Config c, int forced) {
   const int bm = sm90_shape(c).bm, bn = sm90_shape(c).bn;
   const int64_t nkb = ceil_div(a.K, int64_t(bk_of(a.dt)));
   if (!is_16bit(a.dt)) {
-    if (a.b_layout != GemmLayout::kn || a.accumulate != Accumulate::tensor_core) return make_splitk(nkb, 1);
+    const bool kn_splits = a.b_layout == GemmLayout::kn && (a.accumulate == Accumulate::tensor_core || a.a_split);
+    if (!kn_splits) return make_splitk(nkb, 1);
     return make_splitk(nkb, forced > 0 ? forced : tf32_kn_splits(sm90_tf32_kn_problem(a), bm, bn, nkb));
   }
   if (forced > 0) return make_splitk(nkb, forced);
@@ -962,11 +1009,13 @@ void launch(const GemmArgs& a, const SplitK& sk, cudaStream_t stream) {
   const int a_rows = !A_MN && CL == 1 && M < BM ? int(std::min<int64_t>(BM, (M + 7) / 8 * 8)) : BM;
   const CUtensorMap tmA = A_MN ? cached_map(a.A, a.dt, uint64_t(M), uint64_t(K), uint64_t(B), 32, BK)
                                : cached_map(a.A, a.dt, uint64_t(K), uint64_t(M), uint64_t(B), BK, uint32_t(a_rows));
-  const CUtensorMap tmB = B_NK ? cached_map(a.B, a.dt, uint64_t(K), uint64_t(N), uint64_t(B), BK, BN / CL)
+  // SPLIT_B: B is GemmArgs::a_split's planes, [B][2][N][K]: 2B matrices of [N, K].
+  const uint64_t b_mats = uint64_t(B) * (Cfg::SPLIT_B ? 2 : 1);
+  const CUtensorMap tmB = B_NK ? cached_map(a.B, a.dt, uint64_t(K), uint64_t(N), b_mats, BK, BN / CL)
                                : cached_map(a.B, a.dt, uint64_t(N), uint64_t(K), uint64_t(B), 64, BK);
   const int b_tail_rows = B_NK && CL == 1 && N % BN != 0 ? int((N % BN + 7) / 8 * 8) : 0;
   const CUtensorMap tmBt =
-      b_tail_rows ? cached_map(a.B, a.dt, uint64_t(K), uint64_t(N), uint64_t(B), BK, uint32_t(b_tail_rows)) : tmB;
+      b_tail_rows ? cached_map(a.B, a.dt, uint64_t(K), uint64_t(N), b_mats, BK, uint32_t(b_tail_rows)) : tmB;
   // The TMA-store epilogue needs C to satisfy the same rules as a TMA source. Split partial sums are stored
   // from registers.
   // A_MN's C is [N][M] (the transposed problem's C^T): boxes of 32 of its columns (128 bytes) x 32 rows. Its
@@ -1081,10 +1130,20 @@ constexpr bool shapes_consistent() {
 }
 static_assert(shapes_consistent(), "kSm90Shapes: one entry per Sm90Config, in order; kSm90ModelTiles' sizes");
 
-// The kernel's tile configuration for configuration C and element type T (A_MN: of the TF32 B[K, N] kernels).
+// The stages of configuration c's ring: A_MN's for the TF32 B[K, N] kernels; with 3xTF32 in the kernel (A_MN
+// with block sums: two B boxes a stage) as many of those as fit 200 KB.
+constexpr int stages_of(Sm90Config c, bool a_mn, bool split_b) {
+  if (!a_mn) return shape_of(c).stages;
+  if (!split_b) return shape_of(c).stages_mn;
+  const int stage_bytes = (shape_of(c).bm + 2 * shape_of(c).bn) * 128;
+  return std::min(shape_of(c).stages_mn, 200 * 1024 / stage_bytes);
+}
+
+// The kernel's tile configuration for configuration C and element type T (A_MN: of the TF32 B[K, N] kernels;
+// A_MN with BLOCK_SUMS: 3xTF32 in the kernel, SPLIT_B).
 template <class T, Sm90Config C, bool BLOCK_SUMS = false, bool A_MN = false>
-using TileCfgOf = TileCfg<T, shape_of(C).bn, shape_of(C).bm / 64, A_MN ? shape_of(C).stages_mn : shape_of(C).stages,
-                          shape_of(C).cl, BLOCK_SUMS>;
+using TileCfgOf = TileCfg<T, shape_of(C).bn, shape_of(C).bm / 64, stages_of(C, A_MN, A_MN && BLOCK_SUMS),
+                          shape_of(C).cl, BLOCK_SUMS, A_MN && BLOCK_SUMS>;
 
 // Calls f(std::integral_constant<Sm90Config, c>{}), c as a template argument:
 //   dispatch_config(c, [&](auto k) { constexpr Sm90Config C = decltype(k)::value; ... });
@@ -1116,15 +1175,28 @@ void launch_cfg(const GemmArgs& a, cudaStream_t s, int splits) {
     const SplitK one{1, int(ceil_div(a.K, int64_t(Cfg::BK)))};
     if constexpr (std::is_same<T, float>::value) {
       if (!nk) {  // B[K, N]: the transposed problem, B^T's fragments through registers
-        FW_REQUIRE(CL == 1 && a.accumulate == Accumulate::tensor_core && sm90_tf32_kn_supported(a),
-                   "gemm_sm90: TF32 with B as [K, N] takes a cluster-free configuration, no bias, no block sums");
+        // a_split (3xTF32 in the kernel, gemm_tf32x3_kn): A's parts as planes, block sums, at most 192 wide.
+        const bool x3 = a.a_split && a.accumulate == Accumulate::per_k_block;
+        FW_REQUIRE(CL == 1 && sm90_tf32_kn_supported(a) && (x3 || (!a.a_split && a.accumulate == Accumulate::tensor_core)),
+                   "gemm_sm90: TF32 with B as [K, N] takes a cluster-free configuration, no bias, and block sums "
+                   "only with A's 3xTF32 parts");
         if constexpr (CL == 1) {
-          using CfgMN = TileCfgOf<T, C, false, true>;
           const SplitK sk = splitk_for(a, C, splits);
-          if (sk.splits > 1)
-            launch<T, CfgMN, true, Epi::partial, true>(sm90_tf32_kn_problem(a), sk, s);
-          else
-            launch<T, CfgMN, true, Epi::plain, true>(sm90_tf32_kn_problem(a), one, s);
+          const GemmArgs t = sm90_tf32_kn_problem(a);
+          auto run = [&](auto cfg) {
+            using CfgMN = decltype(cfg);
+            if (sk.splits > 1)
+              launch<T, CfgMN, true, Epi::partial, true>(t, sk, s);
+            else
+              launch<T, CfgMN, true, Epi::plain, true>(t, one, s);
+          };
+          if (!x3) {
+            run(TileCfgOf<T, C, false, true>{});
+          } else if constexpr (BN <= 192) {
+            run(TileCfgOf<T, C, true, true>{});
+          } else {
+            FW_REQUIRE(false, "gemm_sm90: 3xTF32 with B as [K, N] takes tiles at most 192 wide");
+          }
         }
         return;
       }
@@ -1175,7 +1247,10 @@ int sm90_resident_clusters(Sm90Config c) {
 bool sm90_one_round(const GemmArgs& a, Sm90Config c) {
   if (!known(c)) return false;
   const Sm90Shape& k = shape_of(c);
-  return sm90_tiles(a, k.cl * k.bm, k.bn) * sm90_splitk(a, c) <= sm90_resident_clusters(c);
+  // TF32 with B as [K, N] runs the transposed problem's tiles.
+  const bool transposed = a.dt == DType::f32 && a.b_layout == GemmLayout::kn;
+  const int64_t tiles = sm90_tiles(transposed ? sm90_tf32_kn_problem(a) : a, k.cl * k.bm, k.bn);
+  return tiles * sm90_splitk(a, c) <= sm90_resident_clusters(c);
 }
 
 int sm90_splitk(const GemmArgs& a, Sm90Config c) {

@@ -10,6 +10,12 @@
 // more for B's transpose); the GEMM does 6·M·N·K FLOPs on tensor cores and reads 3× the operands' bytes.
 // So the method pays where M·N·K is large against M·K + N·K (gemm.cu's rule, from the H100's
 // measurements).
+//
+// gemm_tf32x3_kn, B as [K, N] read as it lies: only A is split, into planes [batch][2][M][K] (big parts, then
+// small parts), and the TF32 kernel of the transposed problem C^T = B^T A^T splits B^T's register fragments
+// itself (gemm_sm90.cu, SPLIT_B), issuing the three products of every k-step and adding each k-block's sum in
+// fp32. Bytes before the GEMM: 12 per element of A; none for B.
+#include <cstdint>
 #include <stdexcept>
 
 #include "kernels/common/check.hpp"
@@ -22,11 +28,15 @@
 namespace fw::detail {
 namespace {
 
-// Row r of src ([rows, K], K % 4 == 0) becomes row r of dst ([rows, 3K]): the three segments hold the parts
-// in the order A takes (big, big, small) or, SmallMiddle, B's (big, small, big). One float4 of src a thread.
-template <bool SmallMiddle>
-__global__ void __launch_bounds__(256) split_rows(const float4* __restrict__ src, float4* __restrict__ dst,
-                                                  int64_t n4, int64_t k4) {
+// Where the parts of an operand go. a_rows / b_rows: row r of src ([rows, K], K % 4 == 0) becomes row r of dst
+// ([rows, 3K]), its three segments the parts in the order A takes (big, big, small) or B's (big, small, big).
+// planes: matrix b of src ([M, K], `plane` elements) becomes dst's matrices 2b (big) and 2b + 1 (small).
+enum class Parts { a_rows, b_rows, planes };
+
+// One float4 of src a thread; k4 is K / 4 (rows) or a matrix's float4s (planes).
+template <Parts L>
+__global__ void __launch_bounds__(256) split_parts(const float4* __restrict__ src, float4* __restrict__ dst,
+                                                   int64_t n4, int64_t k4) {
   // Queued as a dependent of the kernel before it in gemm_tf32x3 (or first, then the wait returns at once):
   // the next kernel may be scheduled now; this one reads nothing before its prerequisite has completed.
   allow_dependents();
@@ -38,25 +48,34 @@ __global__ void __launch_bounds__(256) split_rows(const float4* __restrict__ src
   const Tf32Pair x = tf32_split(v.x), y = tf32_split(v.y), z = tf32_split(v.z), w = tf32_split(v.w);
   const float4 big = make_float4(x.big, y.big, z.big, w.big);
   const float4 small = make_float4(x.small, y.small, z.small, w.small);
-  float4* row = dst + r * 3 * k4 + c;
-  row[0] = big;  // plain stores: the GEMM reads them next, from L2 where they fit
-  row[k4] = SmallMiddle ? small : big;
-  row[2 * k4] = SmallMiddle ? big : small;
+  // Plain stores: the GEMM reads them next, from L2 where they fit.
+  if constexpr (L == Parts::planes) {
+    float4* big_plane = dst + 2 * r * k4 + c;
+    big_plane[0] = big;
+    big_plane[k4] = small;
+  } else {
+    float4* row = dst + r * 3 * k4 + c;
+    row[0] = big;
+    row[k4] = L == Parts::b_rows ? small : big;
+    row[2 * k4] = L == Parts::b_rows ? big : small;
+  }
 }
 
-// Launch::dependent: a programmatic dependent of the kernel queued before it by gemm_tf32x3.
-template <bool SmallMiddle>
-void split(const void* src, int64_t rows, int64_t K, void* dst, Launch launch, cudaStream_t s) {
-  const int64_t n4 = rows * (K / 4);
+// src is `mats` matrices of [rows, K]. Launch::dependent: a programmatic dependent of the kernel queued before
+// it by the same GEMM call.
+template <Parts L>
+void split(const void* src, int64_t mats, int64_t rows, int64_t K, void* dst, Launch launch, cudaStream_t s) {
+  const int64_t n4 = mats * rows * (K / 4);
+  const int64_t k4 = L == Parts::planes ? rows * (K / 4) : K / 4;
   if (n4 == 0) return;
   const int64_t blocks = ceil_div(n4, 256);
   FW_REQUIRE(blocks <= int64_t(INT32_MAX), "operand too large for the TF32 split");
   const auto* in = static_cast<const float4*>(src);
   auto* out = static_cast<float4*>(dst);
   if (launch == Launch::dependent) {
-    launch_dependent(split_rows<SmallMiddle>, dim3(unsigned(blocks)), dim3(256), s, in, out, n4, K / 4);
+    launch_dependent(split_parts<L>, dim3(unsigned(blocks)), dim3(256), s, in, out, n4, k4);
   } else {
-    split_rows<SmallMiddle><<<unsigned(blocks), 256, 0, s>>>(in, out, n4, K / 4);
+    split_parts<L><<<unsigned(blocks), 256, 0, s>>>(in, out, n4, k4);
     FW_CHECK_LAUNCH();
   }
 }
@@ -96,12 +115,40 @@ void gemm_tf32x3(const GemmArgs& a, cudaStream_t s) {
   if (a.b_layout == GemmLayout::kn) {
     void* t = scratch(Scratch::tf32_b_transposed, size_t(b_rows * a.K) * sizeof(float));
     layout::transpose_last2(a.B, t, a.batch, a.K, a.N, DType::f32, s);
-    split<true>(t, b_rows, a.K, b3, chain, s);
+    split<Parts::b_rows>(t, 1, b_rows, a.K, b3, chain, s);
   } else {
-    split<true>(a.B, b_rows, a.K, b3, Launch::after_previous, s);
+    split<Parts::b_rows>(a.B, 1, b_rows, a.K, b3, Launch::after_previous, s);
   }
-  split<false>(a.A, a_rows, a.K, a3, chain, s);
+  split<Parts::a_rows>(a.A, 1, a_rows, a.K, a3, chain, s);
   gemm_sm90(g, c, s);
+}
+
+namespace {
+GemmArgs with_a_planes(const GemmArgs& a, const void* planes) {
+  GemmArgs g = a;
+  g.A = planes;
+  g.accumulate = Accumulate::per_k_block;
+  g.a_split = true;
+  return g;
+}
+}  // namespace
+
+bool tf32x3_kn_supported(const GemmArgs& a) {
+  if (a.dt != DType::f32 || a.b_layout != GemmLayout::kn || a.K % 4 != 0 || a.K == 0) return false;
+  if (reinterpret_cast<uintptr_t>(a.A) & 15) return false;  // the split reads A as float4; the planes are cudaMalloc'ed
+  return sm90_tf32_kn_supported(a);
+}
+
+void gemm_tf32x3_kn(const GemmArgs& a, cudaStream_t s) { gemm_tf32x3_kn(a, tf32x3_kn_config(a), 0, s); }
+
+void gemm_tf32x3_kn(const GemmArgs& a, Sm90Config c, int splits, cudaStream_t s) {
+  FW_REQUIRE(tf32x3_kn_supported(a), "gemm_tf32x3_kn: needs fp32, B as [K, N], no bias, K and N multiples of 4, "
+                                     "a 16-byte aligned A and cc 9.0");
+  void* planes = scratch(Scratch::tf32x3_a, size_t(a.batch * a.M * 2 * a.K) * sizeof(float));
+  GemmArgs g = with_a_planes(a, planes);
+  if (splits == 0 && sm90_one_round(g, c)) g.launch = Launch::dependent;
+  split<Parts::planes>(a.A, a.batch, a.M, a.K, planes, Launch::after_previous, s);
+  gemm_sm90(g, c, s, splits);
 }
 
 // The tile: 128 rows by 192 or 128 columns (the block sums' second set of accumulators allows at most 192),
@@ -119,5 +166,13 @@ Sm90Config tf32x3_config(const GemmArgs& a) {
   }
   return sm90_tf32_below_a_wave(a, sms);
 }
+
+// 128x128 tiles of the transposed problem: two consumer warpgroups, four stages of A's box and two B boxes. H100,
+// bench_ops, one lease: against 128x192 (three stages) bmm 32x512^3 111 against 121 us, 448x1024x1024x64 979
+// against 1121; the 64-row tiles (one consumer) ran the decode [64, 4096] @ [4096, 4096] in 91 us against 72 on
+// 128x128 with the fragments split as tf32_split does, before the cheaper split (50 us on 128x128).
+Sm90Config tf32x3_kn_config(const GemmArgs&) { return Sm90Config::bm128_bn128_cl1; }
+
+int tf32x3_kn_splits(const GemmArgs& a) { return sm90_splitk(with_a_planes(a, a.A), tf32x3_kn_config(a)); }
 
 }  // namespace fw::detail

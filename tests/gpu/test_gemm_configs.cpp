@@ -6,7 +6,9 @@
 // is exact: the only error left is the one rounding of C to its type, at most half an ulp (TF32 with fp32
 // C: none). Shapes with tails in M, N and K, a batch, decode-like M = 1, and more tiles than SMs. TF32 with B
 // as [K, N] runs the transposed problem with A's fragments from registers (sm90_tf32_kn_supported), on every
-// cluster-free configuration, split and unsplit.
+// cluster-free configuration, split and unsplit, and so does its 3xTF32 form (gemm_tf32x3_kn: A's parts as
+// planes, the fragments split in the kernel; the small parts of these operands are zero) on those at most
+// 192 wide.
 // Skipped, with the reason, without a GPU or where the sm_90a kernels cannot run (not cc 9.0).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -15,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <cstdint>
 #include <cstring>
@@ -136,15 +139,20 @@ void check_all(DType dt, GemmLayout layout, bool with_bias, const Dims& d, int& 
     const Sm90Config c = Sm90Config(ci);
     const bool cluster = fw::detail::sm90_shape(c).cl > 1;
     const bool narrow = fw::detail::sm90_shape(c).bn <= 192;
-    // splits 1 and 3; TF32 also with per-k-block sums (-1), on tiles at most 192 wide.
-    for (int splits : {1, 3, -1}) {
-      if (splits > 1 && (cluster || (tf32 && !tf32_kn))) continue;  // split-K: 16-bit and TF32 B[K, N], cluster-free
+    // splits 1 and 3; TF32 also with per-k-block sums (-1, -3: split in three), on tiles at most 192 wide: for
+    // B as [K, N] that is 3xTF32 in the kernel.
+    for (int splits : {1, 3, -1, -3}) {
+      if (std::abs(splits) > 1 && (cluster || (tf32 && !tf32_kn))) continue;  // split-K: 16-bit and TF32 B[K, N], cluster-free
       if (splits < 0 && !(tf32 && narrow)) continue;
-      if (tf32_kn && (cluster || splits < 0)) continue;  // cluster-free, no block sums
+      if (tf32_kn && cluster) continue;  // cluster-free
       GemmArgs run = args;
-      if (splits < 0) run.accumulate = fw::detail::Accumulate::per_k_block;
       CUDA_OK(cudaMemset(dc, 0xFF, got.size()));        // NaN in every type: an unwritten element fails
-      fw::detail::gemm_sm90(run, c, nullptr, splits < 0 ? 1 : splits);
+      if (splits < 0 && tf32_kn) {
+        fw::detail::gemm_tf32x3_kn(run, c, -splits, nullptr);
+      } else {
+        if (splits < 0) run.accumulate = fw::detail::Accumulate::per_k_block;
+        fw::detail::gemm_sm90(run, c, nullptr, std::abs(splits));
+      }
       CUDA_OK(cudaDeviceSynchronize());
       CUDA_OK(cudaMemcpy(got.data(), dc, got.size(), cudaMemcpyDeviceToHost));
       int bad = 0;
@@ -155,7 +163,9 @@ void check_all(DType dt, GemmLayout layout, bool with_bias, const Dims& d, int& 
           ADD_FAILURE() << opbench::dtype_name(dt) << (layout == GemmLayout::nk ? " nk" : " kn")
                         << (with_bias ? " +bias" : "") << " " << B << "x" << M << "x" << N << "x" << K << " "
                         << fw::detail::sm90_config_name(c)
-                        << (splits < 0 ? " block sums" : " splits " + std::to_string(splits))
+                        << (splits < 0 ? (tf32_kn ? " 3xTF32 splits " : " block sums splits ") +
+                                             std::to_string(-splits)
+                                       : " splits " + std::to_string(splits))
                         << ": C[" << i << "] = " << g
                         << ", exact " << ref[i];
         }
@@ -192,7 +202,10 @@ struct Tf32x3Error {
   double rel_l2 = 0, worst_vs_abs_sum = 0;
 };
 
-Tf32x3Error tf32x3_error(GemmLayout layout, const Dims& d, bool three_pass) {
+// How the product runs: gemm_tf32x3, gemm_tf32x3_kn (B as [K, N], no bias) or one TF32 pass (sm90_pick's).
+enum class Method { tf32x3, tf32x3_kn, one_pass };
+
+Tf32x3Error tf32x3_error(GemmLayout layout, const Dims& d, Method method) {
   const int64_t B = d.batch, M = d.M, N = d.N, K = d.K;
   std::vector<float> a(static_cast<size_t>(B * M * K)), b(static_cast<size_t>(B * K * N)),
       bias(static_cast<size_t>(N));
@@ -215,10 +228,14 @@ Tf32x3Error tf32x3_error(GemmLayout layout, const Dims& d, bool three_pass) {
   EXPECT_EQ(cudaMemcpy(da, a.data(), a.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
   EXPECT_EQ(cudaMemcpy(db, b.data(), b.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
   EXPECT_EQ(cudaMemcpy(dbias, bias.data(), bias.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
-  const GemmArgs args{DType::f32, layout, da, db, dbias, dc, B, M, N, K};
-  if (three_pass) {
+  const bool with_bias = method != Method::tf32x3_kn;
+  const GemmArgs args{DType::f32, layout, da, db, with_bias ? dbias : nullptr, dc, B, M, N, K};
+  if (method == Method::tf32x3) {
     EXPECT_TRUE(fw::detail::tf32x3_supported(args));
     fw::detail::gemm_tf32x3(args, nullptr);
+  } else if (method == Method::tf32x3_kn) {
+    EXPECT_TRUE(fw::detail::tf32x3_kn_supported(args));
+    fw::detail::gemm_tf32x3_kn(args, nullptr);
   } else {
     fw::detail::gemm_sm90(args, fw::detail::sm90_pick(args), nullptr);
   }
@@ -231,7 +248,8 @@ Tf32x3Error tf32x3_error(GemmLayout layout, const Dims& d, bool three_pass) {
   for (int64_t bb = 0; bb < B; ++bb)
     for (int64_t m = 0; m < M; ++m)
       for (int64_t n = 0; n < N; ++n) {
-        double s = bias[size_t(n)], abs_sum = std::fabs(bias[size_t(n)]);
+        const double bn = with_bias ? bias[size_t(n)] : 0.0;
+        double s = bn, abs_sum = std::fabs(bn);
         for (int64_t k = 0; k < K; ++k) {
           const double bv =
               layout == GemmLayout::nk ? b[size_t((bb * N + n) * K + k)] : b[size_t((bb * K + k) * N + n)];
@@ -253,16 +271,23 @@ TEST_F(GemmConfigs, Tf32x3HasFp32Accuracy) {
   const GemmArgs probe{DType::f32, GemmLayout::nk, dummy, dummy, nullptr, dummy, 1, 64, 64, 64};
   if (!fw::detail::tf32x3_supported(probe))
     GTEST_SKIP() << "the sm_90a wgmma kernels do not run on this GPU (cc 9.0 only)";
-  for (GemmLayout layout : {GemmLayout::nk, GemmLayout::kn})
+  // B as [K, N] both ways: B transposed and split (gemm_tf32x3), and split in the kernel (gemm_tf32x3_kn).
+  struct Run {
+    GemmLayout layout;
+    Method method;
+    const char* name;
+  };
+  for (const Run& r : {Run{GemmLayout::nk, Method::tf32x3, "nk "}, Run{GemmLayout::kn, Method::tf32x3, "kn "},
+                       Run{GemmLayout::kn, Method::tf32x3_kn, "kn in-kernel "}})
     for (const Dims& d : {Dims{1, 200, 456, 520}, Dims{3, 70, 200, 136}, Dims{1, 1, 384, 256}, Dims{1, 256, 256, 2048},
-                          Dims{2, 1100, 1000, 128}}) {
-      const Tf32x3Error e = tf32x3_error(layout, d, true);
-      const std::string what = std::string(layout == GemmLayout::nk ? "nk " : "kn ") + std::to_string(d.batch) + "x" +
-                               std::to_string(d.M) + "x" + std::to_string(d.N) + "x" + std::to_string(d.K);
+                          Dims{2, 1100, 1000, 128}, Dims{1, 64, 1024, 4096}}) {
+      const Tf32x3Error e = tf32x3_error(r.layout, d, r.method);
+      const std::string what = std::string(r.name) + std::to_string(d.batch) + "x" + std::to_string(d.M) + "x" +
+                               std::to_string(d.N) + "x" + std::to_string(d.K);
       EXPECT_LE(e.rel_l2, 1e-6) << what;
       EXPECT_LE(e.worst_vs_abs_sum, std::ldexp(1.0, -20)) << what;
-      if (layout == GemmLayout::nk) {  // one TF32 pass of the same operands fails the same bound
-        const Tf32x3Error one = tf32x3_error(layout, d, false);
+      if (r.layout == GemmLayout::nk) {  // one TF32 pass of the same operands fails the same bound
+        const Tf32x3Error one = tf32x3_error(r.layout, d, Method::one_pass);
         EXPECT_GT(one.rel_l2, 30 * e.rel_l2) << what << ": one TF32 pass " << one.rel_l2 << ", 3xTF32 " << e.rel_l2;
       }
       std::printf("3xTF32 %s: rel_l2 %.2e, worst |err| / sum|a*b| %.2e\n", what.c_str(), e.rel_l2, e.worst_vs_abs_sum);
