@@ -27,6 +27,7 @@
 #include "kernels/attention/attention.hpp"
 #include "kernels/attention/attention_common.cuh"
 #include "kernels/common/check.hpp"
+#include "kernels/common/device.hpp"
 #include "kernels/common/dependent_launch.cuh"
 
 namespace fw {
@@ -423,11 +424,11 @@ template <class T, int D, int KB, bool VEC>
 void launch_backward(const Args& a, int batch, cudaStream_t stream) {
   constexpr int kSmem = backward_smem<T, D, KB>();
   auto kernel = attention_backward_kernel<T, D, KB, VEC>;
-  static const bool configured = [&] {
+  static PerDevice<bool> configured;  // the shared-memory limit, set once per device
+  (void)configured.get([&] {
     FW_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
     return true;
-  }();
-  (void)configured;
+  });
   // Key blocks slowest (z): CTAs start in linear order, so the first key blocks, which the most queries
   // see under the causal mask, start first and the light ones fill the tail.
   const dim3 grid(unsigned(a.heads_kv * (a.group / a.heads_per_cta)), unsigned(batch),

@@ -14,6 +14,7 @@
 #include "kernels/attention/attention.hpp"
 #include "kernels/attention/attention_common.cuh"
 #include "kernels/common/check.hpp"
+#include "kernels/common/device.hpp"
 
 namespace fw {
 namespace attn {
@@ -172,11 +173,11 @@ template <class T, int D, bool VEC>
 void launch_forward(const Args& a, int batch, cudaStream_t stream) {
   constexpr int kSmem = (kBlockM + 4 * kBlockN) * D * int(sizeof(T));
   auto kernel = attention_forward_kernel<T, D, VEC>;
-  static const bool configured = [&] {
+  static PerDevice<bool> configured;  // the shared-memory limit, set once per device
+  (void)configured.get([&] {
     FW_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
     return true;
-  }();
-  (void)configured;
+  });
   const dim3 grid(unsigned((a.seq_q + kBlockM - 1) / kBlockM), unsigned(a.heads_q), unsigned(batch));
   kernel<<<grid, kThreads, kSmem, stream>>>(a);
   FW_CHECK_LAUNCH();

@@ -1,6 +1,7 @@
 #pragma once
 // What launchers need to know of the current device, queried once per device and cached.
 #include <cstddef>
+#include <mutex>
 
 namespace fw {
 
@@ -14,5 +15,24 @@ struct DeviceProps {
 const DeviceProps& device_props();
 // device_props().sms.
 int sm_count();
+
+// A value worked out once per device (the current one) and kept: a kernel's shared-memory limit set, its
+// co-resident blocks by the occupancy API. Thread-safe; use it as a function-local static:
+//   static PerDevice<int> resident;
+//   return resident.get([&] { ...; return n; });
+template <class T>
+class PerDevice {
+ public:
+  template <class F>
+  const T& get(F&& compute) {
+    const int d = device_props().device;  // < 64 (device_props checks)
+    std::call_once(once_[d], [&] { value_[d] = compute(); });
+    return value_[d];
+  }
+
+ private:
+  std::once_flag once_[64];
+  T value_[64] = {};
+};
 
 }  // namespace fw

@@ -354,10 +354,10 @@ int simt_splits(const GemmArgs& a) {
 template <class Cfg, bool B_NK, bool VEC>
 void run_simt(const fw::simt::Params& p, dim3 grid, cudaStream_t s, int64_t sA, int64_t sB, int64_t sC) {
   auto kern = fw::simt::k_gemm_simt<Cfg, B_NK, VEC>;
-  static std::once_flag once[64];  // the shared-memory limit, set once per device
-  int dev = device_props().device & 63;
-  std::call_once(once[dev], [&] {
+  static PerDevice<bool> configured;  // the shared-memory limit, set once per device
+  (void)configured.get([&] {
     FW_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM));
+    return true;
   });
   if (!p.cluster) {
     kern<<<grid, Cfg::THREADS, Cfg::SMEM, s>>>(p, sA, sB, sC);

@@ -823,12 +823,6 @@ CUtensorMap cached_map(const void* ptr, DType dt, uint64_t d0, uint64_t d1, uint
                    [&] { return make_map(ptr, dt, d0, d1, d2, box0, box1); });
 }
 
-// Per-device, per-kernel one-time state: the shared-memory attribute and the co-resident cluster count.
-struct KernelState {
-  std::once_flag once[64];
-  int max_clusters[64] = {};
-};
-
 // The launch attribute of a cluster of cl CTAs along x.
 cudaLaunchAttribute cluster_dim_attr(int cl) {
   cudaLaunchAttribute a;
@@ -845,10 +839,9 @@ template <class T, class Cfg, bool B_NK, Epi E, bool A_MN = false>
 int resident_clusters() {
   constexpr int CL = Cfg::CL;
   auto kern = k_gemm_sm90<T, Cfg, B_NK, E, A_MN>;
-  const DeviceProps& dev = device_props();
-  static KernelState st;
-  const int d = dev.device & 63;
-  std::call_once(st.once[d], [&] {
+  static PerDevice<int> resident;
+  return resident.get([&] {
+    const DeviceProps& dev = device_props();
     FW_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM));
     int n = dev.sms / CL;
     if (CL > 1) {
@@ -863,9 +856,8 @@ int resident_clusters() {
       FW_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&c, kern, &cfg));
       if (c > 0) n = c;
     }
-    st.max_clusters[d] = n;
+    return n;
   });
-  return st.max_clusters[d];
 }
 
 // ---- the choice of tile configuration and split-K count ----------------------------------------------
@@ -1217,18 +1209,14 @@ void launch_cfg(const GemmArgs& a, cudaStream_t s, int splits) {
 
 // The kernels exist for the device only when built for sm_90a; a compute_80 PTX JIT would not do.
 bool sm90_kernels_loaded() {
-  static int cached[64];
-  static std::once_flag once[64];
-  const DeviceProps& dev = device_props();
-  const int d = dev.device & 63;
-  std::call_once(once[d], [&] {
+  static PerDevice<bool> loaded;
+  return loaded.get([] {
     cudaFuncAttributes attr{};
     const cudaError_t e = cudaFuncGetAttributes(
         &attr, k_gemm_sm90<__nv_bfloat16, TileCfgOf<__nv_bfloat16, Sm90Config::bm128_bn256_cl2>, false, Epi::plain>);
-    cached[d] = (e == cudaSuccess && attr.ptxVersion >= 90 && attr.binaryVersion >= 90) ? 1 : 0;
     if (e != cudaSuccess) (void)cudaGetLastError();
+    return e == cudaSuccess && attr.ptxVersion >= 90 && attr.binaryVersion >= 90;
   });
-  return cached[d] != 0;
 }
 
 }  // namespace
@@ -1254,9 +1242,7 @@ bool sm90_one_round(const GemmArgs& a, Sm90Config c) {
 }
 
 int sm90_splitk(const GemmArgs& a, Sm90Config c) {
-  for (const Sm90Tile& t : kSm90ModelTiles)
-    if (t.config == c) return splitk_for(a, c, 0).splits;
-  return 1;  // cluster configurations do not split
+  return known(c) && shape_of(c).cl == 1 ? splitk_for(a, c, 0).splits : 1;  // cluster configurations do not split
 }
 
 int sm90_splits_run(const GemmArgs& a, int asked) {

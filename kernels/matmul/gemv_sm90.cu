@@ -68,7 +68,8 @@ __device__ __forceinline__ void unpack(const uint4 u, float (&f)[kVec<T>]) {
   }
 }
 
-// The CTA's column sums over its K range into total[kCols<T>] (visible to every thread on return).
+// The CTA's column sums over its K range into total[kCols<T>]: thread c writes total[c] (c < kCols), so on return
+// thread c may read its own; other threads (the cluster's) read them after a barrier.
 template <class T>
 __device__ __forceinline__ void cta_column_sums(const T* __restrict__ x, const T* __restrict__ B, int N, int K,
                                                 int k_per_cta, uint4* ring, float (*part)[kCols<T>], float* total) {
@@ -137,7 +138,6 @@ __device__ __forceinline__ void cta_column_sums(const T* __restrict__ x, const T
     for (int w = 0; w < kWarps; ++w) s += part[w][threadIdx.x];
     total[threadIdx.x] = s;
   }
-  __syncthreads();
 }
 
 // S CTAs along K (blockIdx.y), no cluster: each writes its column sums to partial[blockIdx.y][N]; k_gemv_sum,
@@ -198,11 +198,8 @@ __global__ void __cluster_dims__(1, CL, 1) __launch_bounds__(kThreads)
 // sets the kernel's shared-memory limit, which every launch needs).
 template <class T, int CL>
 int active_clusters() {
-  static std::once_flag once[64];
-  static int count[64];
-  const fw::DeviceProps& dev = fw::device_props();
-  const int d = dev.device & 63;
-  std::call_once(once[d], [&] {
+  static fw::PerDevice<int> count;
+  return count.get([] {
     FW_CUDA_CHECK(cudaFuncSetAttribute(k_gemv_kn<T, CL>, cudaFuncAttributeMaxDynamicSharedMemorySize, kRingBytes));
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(1, CL);
@@ -210,9 +207,8 @@ int active_clusters() {
     cfg.dynamicSmemBytes = kRingBytes;
     int n = 0;
     FW_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n, reinterpret_cast<const void*>(k_gemv_kn<T, CL>), &cfg));
-    count[d] = n;
+    return n;
   });
-  return count[d];
 }
 
 template <class T, int CL>
@@ -226,17 +222,13 @@ void launch(dim3 grid, const T* x, const T* B, const T* bias, T* y, int N, int K
 // kernel's shared-memory limit).
 template <class T>
 int resident_split_ctas() {
-  static std::once_flag once[64];
-  static int count[64];
-  const fw::DeviceProps& dev = fw::device_props();
-  const int d = dev.device & 63;
-  std::call_once(once[d], [&] {
+  static fw::PerDevice<int> count;
+  return count.get([] {
     FW_CUDA_CHECK(cudaFuncSetAttribute(k_gemv_kn_split<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, kRingBytes));
     int per_sm = 0;
     FW_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_gemv_kn_split<T>, kThreads, kRingBytes));
-    count[d] = per_sm * dev.sms;
+    return per_sm * fw::device_props().sms;
   });
-  return count[d];
 }
 
 // How a call splits K: `splits` CTAs a column tile, in clusters (summed in distributed shared memory) or as
