@@ -115,7 +115,7 @@ void add_attention(Registry& r) {
         fw::attention_forward(b.in[0].dtype, a, b.in[0].data, b.in[1].data, b.in[2].data, b.out[0].data,
                               static_cast<float*>(b.workspace), stream);
       },
-      [](const Bindings& b) { return kernel_name("forward", 64, b); })};
+      [](const Bindings& b) { return kernel_name("forward", fw::attention_forward_block_keys(), b); })};
   r.add(std::move(op));
 }
 

@@ -29,6 +29,8 @@ struct AttentionShape {
 
 void attention_forward(opbench::DType dt, const AttentionShape& s, const void* q, const void* k, const void* v,
                        void* o, float* lse, cudaStream_t stream);
+// Keys per tile of the forward kernel (64 query rows a CTA), for reports.
+int attention_forward_block_keys();
 
 std::size_t attention_backward_workspace_bytes(const AttentionShape& s);
 

@@ -240,4 +240,6 @@ void attention_forward(opbench::DType dt, const AttentionShape& s, const void* q
   });
 }
 
+int attention_forward_block_keys() { return attn::kBlockN; }
+
 }  // namespace fw

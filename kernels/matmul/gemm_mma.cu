@@ -293,6 +293,19 @@ __global__ void __launch_bounds__(THREADS) k_gemm_mma(const Params p, int64_t sA
 #endif
 }
 
+// One launch; the kernel's shared-memory limit is set once per device.
+template <class T, bool B_NK, bool VEC>
+void launch_mma(const Params& p, dim3 grid, cudaStream_t s, int64_t sA, int64_t sB, int64_t sC) {
+  constexpr int smem = smem_bytes<T, VEC>();
+  static PerDevice<bool> configured;
+  (void)configured.get([] {
+    FW_CUDA_CHECK(cudaFuncSetAttribute(k_gemm_mma<T, B_NK, VEC>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    return true;
+  });
+  k_gemm_mma<T, B_NK, VEC><<<grid, THREADS, smem, s>>>(p, sA, sB, sC);
+  FW_CHECK_LAUNCH();
+}
+
 }  // namespace fw::mma
 
 namespace fw::detail {
@@ -315,23 +328,10 @@ void gemm_mma(const GemmArgs& a, cudaStream_t s) {
   const dim3 grid(unsigned(ceil_div(a.N, BN)), unsigned(ceil_div(a.M, BM)), unsigned(a.batch));
   dispatch_float(a.dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    {
-      auto run = [&](auto kern, int smem) {
-        FW_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-        kern<<<grid, THREADS, smem, s>>>(p, sA, sB, sC);
-        FW_CHECK_LAUNCH();
-      };
-      if (a.b_layout == GemmLayout::nk) {
-        if (vec)
-          run(k_gemm_mma<T, true, true>, smem_bytes<T, true>());
-        else
-          run(k_gemm_mma<T, true, false>, smem_bytes<T, false>());
-      } else {
-        if (vec)
-          run(k_gemm_mma<T, false, true>, smem_bytes<T, true>());
-        else
-          run(k_gemm_mma<T, false, false>, smem_bytes<T, false>());
-      }
+    if (a.b_layout == GemmLayout::nk) {
+      vec ? launch_mma<T, true, true>(p, grid, s, sA, sB, sC) : launch_mma<T, true, false>(p, grid, s, sA, sB, sC);
+    } else {
+      vec ? launch_mma<T, false, true>(p, grid, s, sA, sB, sC) : launch_mma<T, false, false>(p, grid, s, sA, sB, sC);
     }
   });
 }

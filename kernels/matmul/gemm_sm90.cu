@@ -138,6 +138,14 @@ struct Params {
 // partial-sum stores (split kernels exist for 16-bit, cluster-free configurations only).
 enum class Epi { plain, bias, partial };
 
+// Whether a kernel has the epilogue through shared memory and TMA stores (a launch uses it where C allows, see
+// launch): its configuration has the staging, it stores C (not split partials), and A_MN's tiles are 128 or 256
+// wide (its 64-wide tiles store from registers; launch says why).
+template <class Cfg, Epi E, bool A_MN>
+constexpr bool has_tma_store() {
+  return Cfg::C_BYTES > 0 && E != Epi::partial && (!A_MN || Cfg::BN >= 128);
+}
+
 #ifdef FW_MATMUL_SM90A
 using gemm_dev::smem_u32;
 __device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
@@ -579,7 +587,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
           }
         }
       };
-      if constexpr (A_MN && E != Epi::partial && Cfg::C_BYTES > 0 && BN >= 128) {
+      if constexpr (A_MN && has_tma_store<Cfg, E, A_MN>()) {
         if (p.tma_store) {
           // C^T's tile into C through shared memory, 32 of the tile's columns n (32 rows of C) at a time: the
           // consumer's 64 rows r (C's columns) as two 128-byte halves of 32 (a warp pair's rows each), 128-byte
@@ -645,7 +653,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         store_regs(p.partial + (int64_t(sp) * p.batch + b) * p.M * p.N, p.N % 2 == 0);
         continue;
       }
-      if constexpr (Cfg::C_BYTES > 0) {
+      if constexpr (has_tma_store<Cfg, E, A_MN>()) {
         if (p.tma_store) {
           // Chunks of 64 rows x 128 bytes of C: registers (+ bias) -> a 128-byte-swizzled 8 KB buffer (16-bit:
           // stmatrix; fp32: 8-byte stores) -> TMA store (clips rows >= M, columns >= N). With two buffers a
@@ -1015,7 +1023,7 @@ void launch(const GemmArgs& a, const SplitK& sk, cudaStream_t stream) {
   // (A/B/A, H100), where the 128- and 256-wide tiles gained (matmul 1024^3 15.90 -> 15.62 / 15.47, 4096^3
   // 353.6 -> 346.9 / 346.3, bmm 8x2048^3 375.2 -> 366.7 / 366.2).
   const int64_t c_row = A_MN ? M : N;
-  const bool tma_store = Cfg::C_BYTES > 0 && E != Epi::partial && (!A_MN || BN >= 128) &&
+  const bool tma_store = has_tma_store<Cfg, E, A_MN>() &&
                          (reinterpret_cast<uintptr_t>(a.C) & 15) == 0 && (c_row * int64_t(sizeof(T))) % 16 == 0;
   CUtensorMap tmC;
   if (tma_store && A_MN)
