@@ -5,19 +5,12 @@
 
 namespace fw {
 
-struct DeviceProps {
-  int device;
-  int cc_major, cc_minor;
-  int sms;                // streaming multiprocessors (persistent grids are sized by it)
-  std::size_t l2_bytes;   // the L2 cache
-};
-// The current device's properties (cudaGetDevice), cached per device ordinal (< 64).
-const DeviceProps& device_props();
-// device_props().sms.
-int sm_count();
+// The current device's ordinal (cudaGetDevice), checked to be below 64, the size of the per-device tables.
+int current_device();
 
-// A value worked out once per device (the current one) and kept: a kernel's shared-memory limit set, its
-// co-resident blocks by the occupancy API. Thread-safe; use it as a function-local static:
+// A value worked out once per device (the current one) and kept: the device's properties, a kernel's
+// shared-memory limit set, its co-resident blocks by the occupancy API. Thread-safe; use it as a function-local
+// static:
 //   static PerDevice<int> resident;
 //   return resident.get([&] { ...; return n; });
 template <class T>
@@ -25,7 +18,7 @@ class PerDevice {
  public:
   template <class F>
   const T& get(F&& compute) {
-    const int d = device_props().device;  // < 64 (device_props checks)
+    const int d = current_device();
     std::call_once(once_[d], [&] { value_[d] = compute(); });
     return value_[d];
   }
@@ -34,5 +27,16 @@ class PerDevice {
   std::once_flag once_[64];
   T value_[64] = {};
 };
+
+struct DeviceProps {
+  int device;
+  int cc_major, cc_minor;
+  int sms;                // streaming multiprocessors (persistent grids are sized by it)
+  std::size_t l2_bytes;   // the L2 cache
+};
+// The current device's properties, cached per device.
+const DeviceProps& device_props();
+// device_props().sms.
+int sm_count();
 
 }  // namespace fw

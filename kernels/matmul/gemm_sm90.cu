@@ -47,7 +47,6 @@
 #include <type_traits>
 #include <cstdint>
 #include <iterator>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 
@@ -459,10 +458,10 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         // C7513: 5-18% slower on the --tf32 matmul report, H100.)
         // SPLIT_B (3xTF32): each fragment value x splits into its TF32 parts, and each k-step issues big(A)·big(B)
         // + small(A)·big(B) + big(A)·small(B) into the k-block's sums, which are added in fp32. The split is on the
-        // consumer's critical path (16 values a thread a k-block): tf32_split_truncated_small's ~7 instructions a
-        // value against tf32_split's ~16 took bmm 8x512^3 (128x128 tiles) from 41.0 to 28.2 us and 448x1024x1024x64
-        // (128x192) from 1256 to 1121; with tf32_split the consumers issued an instruction every 6 cycles on 18% of
-        // the issue slots (H100, bench_ops and ncu).
+        // consumer's critical path (16 values a thread a k-block): tf32_split_truncated_small (6 PTX operations a
+        // value against tf32_split's 14 and a branch) took bmm 8x512^3 (128x128 tiles) from 41.0 to 28.2 us and
+        // 448x1024x1024x64 (128x192) from 1256 to 1121; with tf32_split the decode's consumers (64x64 tiles) issued an
+        // instruction every 6 cycles on 18% of the issue slots (H100, bench_ops and ncu).
         const uint32_t box_off = uint32_t((c * 64 + warp * 16) / 32) * 4096;
         const int r = (warp * 16) % 32 + lane / 4;
         uint32_t af[4][4];
@@ -1176,10 +1175,11 @@ void launch_cfg(const GemmArgs& a, cudaStream_t s, int splits) {
     if constexpr (std::is_same<T, float>::value) {
       if (!nk) {  // B[K, N]: the transposed problem, B^T's fragments through registers
         // a_split (3xTF32 in the kernel, gemm_tf32x3_kn): A's parts as planes, block sums, at most 192 wide.
-        const bool x3 = a.a_split && a.accumulate == Accumulate::per_k_block;
-        FW_REQUIRE(CL == 1 && sm90_tf32_kn_supported(a) && (x3 || (!a.a_split && a.accumulate == Accumulate::tensor_core)),
+        const bool x3 = a.a_split;
+        FW_REQUIRE(CL == 1 && sm90_tf32_kn_supported(a) &&
+                       a.accumulate == (x3 ? Accumulate::per_k_block : Accumulate::tensor_core),
                    "gemm_sm90: TF32 with B as [K, N] takes a cluster-free configuration, no bias, and block sums "
-                   "only with A's 3xTF32 parts");
+                   "exactly with A's 3xTF32 parts");
         if constexpr (CL == 1) {
           const SplitK sk = splitk_for(a, C, splits);
           const GemmArgs t = sm90_tf32_kn_problem(a);

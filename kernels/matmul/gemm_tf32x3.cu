@@ -30,7 +30,7 @@ namespace {
 
 // Where the parts of an operand go. a_rows / b_rows: row r of src ([rows, K], K % 4 == 0) becomes row r of dst
 // ([rows, 3K]), its three segments the parts in the order A takes (big, big, small) or B's (big, small, big).
-// planes: matrix b of src ([M, K], `plane` elements) becomes dst's matrices 2b (big) and 2b + 1 (small).
+// planes: matrix b of src ([rows, K]) becomes dst's matrices 2b (big) and 2b + 1 (small).
 enum class Parts { a_rows, b_rows, planes };
 
 // One float4 of src a thread; k4 is K / 4 (rows) or a matrix's float4s (planes).

@@ -60,8 +60,9 @@ FW_HOST_DEVICE inline Tf32Pair tf32_split(float x) {
 
 // The GEMM kernel's split of its register fragments (gemm_sm90.cu, SPLIT_B): big as tf32_split's, small the
 // exact remainder x - big (at most 13 significant bits) left for the tensor cores' TF32 read to truncate, so
-// |x - big - small as read| < 2^-21 |x| (tf32_split's, rounded to nearest: 2^-22). About 7 instructions against
-// tf32_split's 16. ±inf and NaN make small NaN, so their rows of C are NaN, as tf32_split's inf · 0 makes them.
+// |x - big - small as read| < 2^-21 |x| (tf32_split's, rounded to nearest: 2^-22). 6 PTX operations a value
+// against tf32_split's 14 and a branch (nvcc 13, sm_90a, the finite path). ±inf and NaN make small NaN, so their
+// rows of C are NaN, as tf32_split's inf · 0 makes them.
 FW_HOST_DEVICE inline Tf32Pair tf32_split_truncated_small(float x) {
   const float big = bits_to_f32(tf32_round_bits(f32_to_bits(x)));
   return {big, x - big};
