@@ -83,12 +83,13 @@ std::vector<Shape> bmm_shapes(SizeClass c) {
 // Tails, K = 1, a single row, K not a multiple of 8 (the portable path), aligned odd shapes (the TMA
 // path with partial tiles), and few-row shapes with 16-byte rows and tails (the fp32 streaming kernel's
 // 1-, 4- and 16-row variants), and single rows for the cluster GEMV (column and K tails; clusters of 8, 4
-// and 2 CTAs, in 16 bits and in fp32), and fp32 SIMT shapes split into 8 K chunks added atomically (partial
-// rows and columns, K not a multiple of the k-block) and into 4 that form a cluster.
+// and 2 CTAs, in 16 bits and in fp32), a single row for the strip GEMV (a partial last strip, K not a multiple
+// of a round's rows, in 16 bits and in fp32), and fp32 SIMT shapes split into 8 K chunks added
+// atomically (partial rows and columns, K not a multiple of the k-block) and into 4 that form a cluster.
 std::vector<Shape> mm_test_shapes() {
   return {{1000, 1000, 1000}, {4095, 257, 513}, {64, 64, 1}, {1, 4096, 4096}, {17, 33, 4095}, {300, 520, 136},
           {16, 1031, 1030}, {5, 4097, 777}, {3, 300, 5000}, {12, 1028, 1036},
-          {1, 2312, 1032}, {1, 11000, 1024}, {1, 17000, 1032}, {50, 1000, 1032}, {64, 500, 520}};
+          {1, 2312, 1032}, {1, 11000, 1024}, {1, 17000, 1032}, {50, 1000, 1032}, {64, 500, 520}, {1, 4000, 4104}};
 }
 
 // One fw::gemm call from a problem's bindings: matmul and bmm take B as [K, N], linear W as [N, K] with

@@ -7,7 +7,7 @@
 //     M >= 256, otherwise                    wgmma kernel on W[N,K] (TF32 wgmma reads K-major B only)
 //   fp32, TF32 allowed, not cc 9.0 or     -> mma.sync m16n8k8 TF32 kernel (gemm_mma.cu)
 //     rows not 16-byte aligned
-//   any dtype, B[K,N], M = 1, batch 1,    -> streaming kernel, split-K over a cluster (gemv_sm90.cu)
+//   any dtype, B[K,N], M = 1, batch 1,    -> streaming kernel: column strips, or split-K (gemv_sm90.cu)
 //     N >= 2048, K >= 1024, cc 9.0
 //   fp32, B[K,N], cc 9.0, no bias,        -> 3xTF32 in the kernel: A split into planes, the transposed problem's
 //     N % 4 == K % 4 == 0, a wave of        TF32 kernel splitting B^T's fragments itself (gemm_tf32x3.cu,

@@ -6,6 +6,8 @@
 // second launch and one chunk of rows a thread with no loads in flight between them (28.3 us, cuBLAS
 // 24.4 us: report 20261125-192853).
 //
+// Where N gives about one wave of 32-column strips (N = 4096 on H100) and K is short, one CTA a strip over the
+// whole of K, one kernel (k_gemv_kn_strip). Elsewhere:
 // One CTA per 32 x E columns (E = 16 / sizeof(T): 256 columns in 16 bits, 128 in fp32) and slice of K: up to
 // 16 plain CTAs along K whose fp32 column sums a dependent kernel adds, or a cluster of CL = 8 (4, 2) CTAs
 // along K (plan_of says which). Each lane owns E adjacent columns (16-byte chunks of B) and its warp a slice
@@ -167,6 +169,92 @@ __global__ void __launch_bounds__(256) k_gemv_sum(const float* partial, const T*
   y[n] = from_float<T>(bias ? s + to_float(bias[n]) : s);
 }
 
+// One CTA a strip of kStripCols columns over the whole of K: no split of K, so no partial sums and no second
+// kernel (cuBLAS's 16-bit GEMV, `nvjet_sm90_tst_64x8_64x16_4x1`, is one kernel of 64 CTAs over 64-column strips).
+// A row's strip is L = kStripCols / E 16-byte chunks (64 bytes in 16 bits, 128 in fp32); thread t copies chunk
+// t % L of rows t / L + kStripRows i (cp.async, kBatch rows a group, kStripStages groups in its own ring, read back
+// only by itself, as cta_column_sums does: up to 128 KiB in flight a CTA) and multiplies them by x, which the CTA
+// holds in shared memory as fp32. Lanes of one chunk meet by shuffles, the warps in shared memory.
+constexpr int kStripCols = 32;
+constexpr int kStripStages = 5;  // 3 stages: bf16 {1, 4096, 4096} 14.11 / 14.14 us, 5: 13.79 / 13.73 (H100)
+constexpr int kStripRingBytes = kStripStages * kBatch * kThreads * 16;
+// The strips stream more slowly than the split kernel's 512-byte rows (64-byte pieces of each row in 16 bits) and
+// win by the second kernel they save, so only where K is short: H100, us, strips against split + sum: bf16
+// {1, 4096, 4096} 13.82 / 13.79 against 14.62 / 14.59, {1, 4000, 4104} 14.05 / 14.06 against 15.42 / 15.38, but
+// {1, 4096, 8192} 25.63 / 25.65 against 24.96 / 24.96 and {1, 4096, 11008} 35.97 / 36.19 against 32.96 / 33.02
+// (fp16 alike); fp32 {1, 4096, 4096} 23.87 / 23.76 against 25.22 / 25.25, {1, 4096, 8192} 46.02 / 46.03 against
+// 46.75 / 46.94, {1, 4096, 11008} 62.99 / 62.88 against 62.37 / 62.43. Up to K = 4608 (4096 and a tail), in every
+// dtype; x's fp32 copy is then at most 18 KB.
+constexpr int kStripMaxK = 4608;
+
+template <class T>
+__global__ void __launch_bounds__(kThreads) k_gemv_kn_strip(const T* __restrict__ x, const T* __restrict__ B,
+                                                            const T* __restrict__ bias, T* __restrict__ y, int N,
+                                                            int K) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  constexpr int E = kVec<T>, L = kStripCols / E, kStripRows = kThreads / L;
+  extern __shared__ uint4 smem[];
+  float* xs = reinterpret_cast<float*>(smem + kStripStages * kBatch * kThreads);
+  __shared__ float part[kWarps][kStripCols];
+  const int t = int(threadIdx.x), warp = t >> 5, lane = t & 31, r = t / L;
+  const int col = int(blockIdx.x) * kStripCols + (t % L) * E;
+  const bool live = col < N;
+  const int batches = (ceil_div(K - r, kStripRows) + kBatch - 1) / kBatch;  // r < kStripRows <= K
+  uint4* my = smem + t;
+  auto issue = [&](int j) {
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      const int k = min(r + kStripRows * (j * kBatch + u), K - 1);  // past K: K - 1 again, weight 0
+      gemm_dev::cp_async<16>(my + ((j % kStripStages) * kBatch + u) * kThreads, B + int64_t(k) * N + col);
+    }
+  };
+  if (live) {
+#pragma unroll
+    for (int j = 0; j < kStripStages - 1; ++j) {
+      if (j < batches) issue(j);
+      gemm_dev::cp_async_commit();
+    }
+  }
+  for (int k = t; k < K; k += kThreads) xs[k] = to_float(x[k]);  // while B's first groups load
+  __syncthreads();
+  float acc[E];
+#pragma unroll
+  for (int e = 0; e < E; ++e) acc[e] = 0.0f;
+  if (live) {
+    for (int j = 0; j < batches; ++j) {
+      if (j + kStripStages - 1 < batches) issue(j + kStripStages - 1);
+      gemm_dev::cp_async_commit();
+      gemm_dev::cp_async_wait<kStripStages - 1>();
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+        const int k = r + kStripRows * (j * kBatch + u);
+        const float a = k < K ? xs[k] : 0.0f;
+        float f[E];
+        unpack<T>(my[((j % kStripStages) * kBatch + u) * kThreads], f);
+#pragma unroll
+        for (int e = 0; e < E; ++e) acc[e] = fmaf(a, f[e], acc[e]);
+      }
+    }
+  }
+#pragma unroll
+  for (int off = L; off < 32; off <<= 1)
+#pragma unroll
+    for (int e = 0; e < E; ++e) acc[e] += __shfl_xor_sync(0xffffffffu, acc[e], off);
+  if (lane < L) {
+#pragma unroll
+    for (int e = 0; e < E; ++e) part[warp][lane * E + e] = acc[e];
+  }
+  __syncthreads();
+  if (t < kStripCols) {
+    float s = 0.0f;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) s += part[w][t];
+    const int n = int(blockIdx.x) * kStripCols + t;
+    if (n < N) y[n] = from_float<T>(bias ? s + to_float(bias[n]) : s);
+  }
+#endif
+}
+
 // CL: CTAs along K in a cluster (2, 4 or 8), summed through distributed shared memory.
 template <class T, int CL>
 __global__ void __cluster_dims__(1, CL, 1) __launch_bounds__(kThreads)
@@ -230,12 +318,25 @@ int resident_split_ctas() {
   });
 }
 
-// How a call splits K: `splits` CTAs a column tile, in clusters (summed in distributed shared memory) or as
-// plain CTAs (fp32 partial sums, added by a dependent kernel).
+// How a call covers B: strips of kStripCols columns over the whole of K, one CTA each; or `splits` CTAs a column
+// tile, in clusters (summed in distributed shared memory) or as plain CTAs (fp32 partial sums, added by a
+// dependent kernel).
+enum class Kind { strip, split, cluster };
 struct Plan {
-  int splits;
-  bool cluster;
+  Kind kind;
+  int splits;  // 1 for strips
 };
+
+// The strip kernel's shared-memory limit (its ring and x for K up to kStripMaxK), set once per device.
+template <class T>
+void strip_smem_limit() {
+  static fw::PerDevice<int> once;
+  (void)once.get([] {
+    FW_CUDA_CHECK(cudaFuncSetAttribute(k_gemv_kn_strip<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       kStripRingBytes + kStripMaxK * int(sizeof(float))));
+    return 0;
+  });
+}
 constexpr int kMaxSplits = 16;
 
 // Clusters: the most CTAs along K (8, 4 or 2) whose clusters, one per column tile, all fit on the GPU at once
@@ -246,12 +347,18 @@ constexpr int kMaxSplits = 16;
 // 14.62 -> 14.27 / 14.24 (8 -> 16), {1, 2048, 8192} 15.87 / 15.84 -> 14.75 / 14.66; fp16 alike. With as many
 // splits as the clusters', plain CTAs gained nothing (fp32 {1, 4096, 4096} 26.69 / 26.67) and lost at N = 11008
 // (bf16 34.43 / 34.96 against 33.47 / 33.46), where twice the splits take two waves: clusters there.
+// Strips first, where they give one wave of at least 9/10 of the SMs (one CTA an SM: the ring and x take 178 KB;
+// N of 3777-4224 on H100) and K is short (kStripMaxK): there they are the one kernel and as fast as cuBLAS's. Strips of 128 bytes a row (64 columns
+// in 16 bits) in cluster pairs along K read rows in cuBLAS's width but paid the pair: bf16 {1, 4096, 4096} 14.74 /
+// 14.69 us against 13.82 / 13.79.
 template <class T>
-Plan plan_of(int64_t N) {
+Plan plan_of(int64_t N, int64_t K) {
+  const int64_t strips = ceil_div(N, int64_t(kStripCols)), sms = fw::device_props().sms;
+  if (K <= kStripMaxK && strips <= sms && 10 * strips >= 9 * sms) return Plan{Kind::strip, 1};
   const int64_t tiles = ceil_div(N, int64_t(kCols<T>));
   const int cl = tiles <= active_clusters<T, 8>() ? 8 : tiles <= active_clusters<T, 4>() ? 4 : 2;
   const int64_t plain = std::min<int64_t>(kMaxSplits, resident_split_ctas<T>() / tiles);
-  return plain >= 2 * cl ? Plan{int(plain), false} : Plan{cl, true};
+  return plain >= 2 * cl ? Plan{Kind::split, int(plain)} : Plan{Kind::cluster, cl};
 }
 
 }  // namespace fw::gemv
@@ -276,15 +383,22 @@ void gemm_gemv(const GemmArgs& a, cudaStream_t s) {
   const int N = int(a.N), K = int(a.K);
   dispatch_float(a.dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const Plan p = plan_of<T>(N);
-    const int64_t tiles = ceil_div(N, kCols<T>);
-    const int k_per_cta = int(ceil_div(ceil_div(K, p.splits), kKStep) * kKStep);
-    const dim3 grid{unsigned(tiles), unsigned(p.splits)};
+    const Plan p = plan_of<T>(N, K);
     const T* A = static_cast<const T*>(a.A);
     const T* B = static_cast<const T*>(a.B);
     const T* bias = static_cast<const T*>(a.bias);
     T* C = static_cast<T*>(a.C);
-    if (!p.cluster) {
+    if (p.kind == Kind::strip) {
+      strip_smem_limit<T>();
+      const size_t smem = size_t(kStripRingBytes) + size_t(K) * sizeof(float);
+      k_gemv_kn_strip<T><<<unsigned(ceil_div(N, kStripCols)), kThreads, smem, s>>>(A, B, bias, C, N, K);
+      FW_CHECK_LAUNCH();
+      return;
+    }
+    const int64_t tiles = ceil_div(N, kCols<T>);
+    const int k_per_cta = int(ceil_div(ceil_div(K, p.splits), kKStep) * kKStep);
+    const dim3 grid{unsigned(tiles), unsigned(p.splits)};
+    if (p.kind == Kind::split) {
       float* partial =
           static_cast<float*>(scratch(Scratch::splitk_partials, size_t(p.splits) * size_t(N) * sizeof(float)));
       k_gemv_kn_split<T><<<grid, kThreads, kRingBytes, s>>>(A, B, N, K, k_per_cta, partial);
@@ -302,8 +416,9 @@ void gemm_gemv(const GemmArgs& a, cudaStream_t s) {
 std::string gemv_name(const GemmArgs& a) {
   using namespace fw::gemv;
   Plan p{};
-  dispatch_float(a.dt, [&](auto tag) { p = plan_of<typename decltype(tag)::type>(a.N); });
-  return std::string(p.cluster ? "gemv_kn cluster split-K " : "gemv_kn split-K ") + std::to_string(p.splits);
+  dispatch_float(a.dt, [&](auto tag) { p = plan_of<typename decltype(tag)::type>(a.N, a.K); });
+  if (p.kind == Kind::strip) return "gemv_kn strips of " + std::to_string(kStripCols) + " columns";
+  return std::string(p.kind == Kind::cluster ? "gemv_kn cluster split-K " : "gemv_kn split-K ") + std::to_string(p.splits);
 }
 
 }  // namespace fw::detail

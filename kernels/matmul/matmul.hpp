@@ -12,7 +12,7 @@
 //                     B[K,N] with M >= 256 after transposing B into a per-device scratch; elsewhere
 //                     mma.sync m16n8k8 (gemm_mma.cu, inputs rounded to nearest TF32). A B[K,N] vector (M = 1)
 //                     that the cluster GEMV below takes stays on it.
-//   fp32, B[K,N], M = 1, batch 1, N >= 2048, K >= 1024, 16-byte aligned, cc 9.0: the cluster GEMV below
+//   fp32, B[K,N], M = 1, batch 1, N >= 2048, K >= 1024, 16-byte aligned, cc 9.0: the GEMV below
 //                     (gemv_sm90.cu), 4 columns a lane.
 //   fp32, B[K,N], cc 9.0, no bias, K % 4 == N % 4 == 0, 16-byte aligned, where 128x128 tiles of C^T times
 //                     the K splits fill about a wave: 3xTF32 in the kernel (gemm_tf32x3.cu, gemm_tf32x3_kn). A
@@ -36,8 +36,10 @@
 //   fp16/bf16, W[N,K], M = 1, batch 1, N >= 2048, K >= 1024: the same streaming kernel as fp32's
 //                     (gemm_skinny.cu), a warp per two rows of W, fp32 accumulation.
 //   fp16/bf16, B[K,N], M = 1, batch 1, N >= 2048, K >= 1024, 16-byte aligned, cc 9.0: a stream over B
-//                     split along K over a cluster of up to 8 CTAs, summed in distributed shared memory
-//                     (gemv_sm90.cu, 8 columns a lane).
+//                     (gemv_sm90.cu, 8 columns a lane): where N gives about one wave of 32-column strips and K
+//                     is short, one CTA a strip over the whole of K, one kernel; elsewhere split along K, over
+//                     a cluster of up to 8 CTAs summed in distributed shared memory or as plain CTAs whose
+//                     partial sums a dependent kernel adds.
 //   fp16/bf16, cc 9.0 TMA + wgmma kernel (gemm_sm90.cu), warp-specialized and persistent, when
 //                     the tensor-map rules hold: A, B 16-byte aligned, K % 8 == 0, and for B as [K,N]
 //                     also N % 8 == 0 (every row stride a multiple of 16 bytes). M, N, K need not be
