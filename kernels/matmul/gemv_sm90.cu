@@ -69,6 +69,48 @@ __device__ __forceinline__ void unpack(const uint4 u, float (&f)[kVec<T>]) {
   }
 }
 
+// The streaming loop of every kernel below. Rows of B stream through shared memory with cp.async: register loads
+// were interleaved with their multiply-adds by the compiler (two rows in flight a lane; ncu 58% of DRAM
+// bandwidth). The thread copies one 16-byte chunk (columns col .. col + E - 1) of rows row_of(j, u), u < kBatch,
+// for each of its `batches` batches into its own ring (slot (stage, u) at ring + (stage * kBatch + u) * stride),
+// STAGES - 1 batches ahead, and reads back only what it copied itself, so the group wait is the only
+// synchronisation. weights(j, a) gives batch j's kBatch values of x (0 for rows past the thread's range, which
+// row_of maps to a row in range); after_prologue() runs once the first batches are on their way. batches = 0
+// issues nothing and still runs after_prologue (which may hold a barrier).
+template <class T, int STAGES, class RowOf, class Weights, class AfterPrologue>
+__device__ __forceinline__ void stream_rows(uint4* ring, int stride, int batches, const T* __restrict__ B, int N,
+                                            int col, RowOf row_of, Weights weights, AfterPrologue after_prologue,
+                                            float (&acc)[kVec<T>]) {
+  constexpr int E = kVec<T>;
+  auto issue = [&](int j) {
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u)
+      gemm_dev::cp_async<16>(ring + ((j % STAGES) * kBatch + u) * stride, B + int64_t(row_of(j, u)) * N + col);
+  };
+#pragma unroll
+  for (int e = 0; e < E; ++e) acc[e] = 0.0f;
+#pragma unroll
+  for (int j = 0; j < STAGES - 1; ++j) {
+    if (j < batches) issue(j);
+    gemm_dev::cp_async_commit();
+  }
+  after_prologue();
+  for (int j = 0; j < batches; ++j) {
+    if (j + STAGES - 1 < batches) issue(j + STAGES - 1);
+    gemm_dev::cp_async_commit();
+    float a[kBatch];
+    weights(j, a);  // while the batch lands
+    gemm_dev::cp_async_wait<STAGES - 1>();
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      float f[E];
+      unpack<T>(ring[((j % STAGES) * kBatch + u) * stride], f);  // one 16-byte shared load
+#pragma unroll
+      for (int e = 0; e < E; ++e) acc[e] = fmaf(a[u], f[e], acc[e]);
+    }
+  }
+}
+
 // The CTA's column sums over its K range into total[kCols<T>]: thread c writes total[c] (c < kCols), so on return
 // thread c may read its own; other threads (the cluster's) read them after a barrier.
 template <class T>
@@ -81,53 +123,25 @@ __device__ __forceinline__ void cta_column_sums(const T* __restrict__ x, const T
   const int k_begin = int(blockIdx.y) * k_per_cta + warp * per_warp;
   const int k_end = min(K, k_begin + per_warp);
   const int batches = k_end > k_begin ? (k_end - k_begin + kBatch - 1) / kBatch : 0;
-  uint4* my = ring + warp * kStages * kBatch * 32 + lane;  // + (stage * kBatch + row) * 32
-
-  // Rows of B stream through shared memory with cp.async: register loads were interleaved with their
-  // multiply-adds by the compiler (two rows in flight a lane; ncu 58% of DRAM bandwidth). Each lane reads
-  // back only the chunks it copied itself, so the group wait is the only synchronisation. Rows past the
-  // warp's range re-read its last row and get a zero weight.
-  auto issue = [&](int j) {
-    const int k0 = k_begin + j * kBatch;
-#pragma unroll
-    for (int u = 0; u < kBatch; ++u)
-      gemm_dev::cp_async<16>(my + ((j % kStages) * kBatch + u) * 32, B + int64_t(min(k0 + u, k_end - 1)) * N + col);
-  };
+  // Each lane's ring: [warp][stage][row][lane]. Rows past the warp's range re-read its last row, weight 0.
   float acc[E];
+  stream_rows<T, kStages>(
+      ring + warp * kStages * kBatch * 32 + lane, 32, col < N ? batches : 0, B, N, col,
+      [&](int j, int u) { return min(k_begin + j * kBatch + u, k_end - 1); },
+      [&](int j, float(&a)[kBatch]) {
+        // x[k0 .. k0 + 7]: k0 is a multiple of 8 (K % 8 == 0 here); past K reads 0.
+        const int k0 = k_begin + j * kBatch;
 #pragma unroll
-  for (int e = 0; e < E; ++e) acc[e] = 0.0f;
-  if (col < N && batches > 0) {
+        for (int h = 0; h < kBatch / E; ++h) {
+          const uint4 raw =
+              k0 + E * h < K ? __ldg(reinterpret_cast<const uint4*>(x + k0 + E * h)) : make_uint4(0u, 0u, 0u, 0u);
+          float f[E];
+          unpack<T>(raw, f);
 #pragma unroll
-    for (int j = 0; j < kStages - 1; ++j) {
-      if (j < batches) issue(j);
-      gemm_dev::cp_async_commit();
-    }
-    for (int j = 0; j < batches; ++j) {
-      if (j + kStages - 1 < batches) issue(j + kStages - 1);
-      gemm_dev::cp_async_commit();
-      // x[k0 .. k0 + 7] while the batch lands: k0 is a multiple of 8 (K % 8 == 0 here); past K reads 0.
-      const int k0 = k_begin + j * kBatch;
-      float a[kBatch];
-#pragma unroll
-      for (int h = 0; h < kBatch / E; ++h) {
-        const uint4 raw =
-            k0 + E * h < K ? __ldg(reinterpret_cast<const uint4*>(x + k0 + E * h)) : make_uint4(0u, 0u, 0u, 0u);
-        float f[E];
-        unpack<T>(raw, f);
-#pragma unroll
-        for (int e = 0; e < E; ++e) a[E * h + e] = k0 + E * h + e < k_end ? f[e] : 0.0f;
-      }
-      gemm_dev::cp_async_wait<kStages - 1>();
-#pragma unroll
-      for (int u = 0; u < kBatch; ++u) {
-        float f[E];
-        const uint4 v = my[((j % kStages) * kBatch + u) * 32];  // one 16-byte shared load
-        unpack<T>(v, f);
-#pragma unroll
-        for (int e = 0; e < E; ++e) acc[e] = fmaf(a[u], f[e], acc[e]);
-      }
-    }
-  }
+          for (int e = 0; e < E; ++e) a[E * h + e] = k0 + E * h + e < k_end ? f[e] : 0.0f;
+        }
+      },
+      [] {}, acc);
 
   float4* dst = reinterpret_cast<float4*>(&part[warp][lane * E]);
 #pragma unroll
@@ -172,9 +186,8 @@ __global__ void __launch_bounds__(256) k_gemv_sum(const float* partial, const T*
 // One CTA a strip of kStripCols columns over the whole of K: no split of K, so no partial sums and no second
 // kernel (cuBLAS's 16-bit GEMV, `nvjet_sm90_tst_64x8_64x16_4x1`, is one kernel of 64 CTAs over 64-column strips).
 // A row's strip is L = kStripCols / E 16-byte chunks (64 bytes in 16 bits, 128 in fp32); thread t copies chunk
-// t % L of rows t / L + kStripRows i (cp.async, kBatch rows a group, kStripStages groups in its own ring, read back
-// only by itself, as cta_column_sums does: up to 128 KiB in flight a CTA) and multiplies them by x, which the CTA
-// holds in shared memory as fp32. Lanes of one chunk meet by shuffles, the warps in shared memory.
+// t % L of rows t / L + kStripRows i (stream_rows: kBatch rows a group, kStripStages groups in its own ring, up to
+// 128 KiB in flight a CTA) and multiplies them by x, which the CTA holds in shared memory as fp32. Lanes of one chunk meet by shuffles, the warps in shared memory.
 constexpr int kStripCols = 32;
 constexpr int kStripStages = 5;  // 3 stages: bf16 {1, 4096, 4096} 14.11 / 14.14 us, 5: 13.79 / 13.73 (H100)
 constexpr int kStripRingBytes = kStripStages * kBatch * kThreads * 16;
@@ -200,42 +213,20 @@ __global__ void __launch_bounds__(kThreads) k_gemv_kn_strip(const T* __restrict_
   const int col = int(blockIdx.x) * kStripCols + (t % L) * E;
   const bool live = col < N;
   const int batches = (ceil_div(K - r, kStripRows) + kBatch - 1) / kBatch;  // r < kStripRows <= K
-  uint4* my = smem + t;
-  auto issue = [&](int j) {
-#pragma unroll
-    for (int u = 0; u < kBatch; ++u) {
-      const int k = min(r + kStripRows * (j * kBatch + u), K - 1);  // past K: K - 1 again, weight 0
-      gemm_dev::cp_async<16>(my + ((j % kStripStages) * kBatch + u) * kThreads, B + int64_t(k) * N + col);
-    }
-  };
-  if (live) {
-#pragma unroll
-    for (int j = 0; j < kStripStages - 1; ++j) {
-      if (j < batches) issue(j);
-      gemm_dev::cp_async_commit();
-    }
-  }
-  for (int k = t; k < K; k += kThreads) xs[k] = to_float(x[k]);  // while B's first groups load
-  __syncthreads();
+  auto row = [&](int j, int u) { return r + kStripRows * (j * kBatch + u); };
   float acc[E];
+  stream_rows<T, kStripStages>(
+      smem + t, kThreads, live ? batches : 0, B, N, col,
+      [&](int j, int u) { return min(row(j, u), K - 1); },  // past K: K - 1 again, weight 0
+      [&](int j, float(&a)[kBatch]) {
 #pragma unroll
-  for (int e = 0; e < E; ++e) acc[e] = 0.0f;
-  if (live) {
-    for (int j = 0; j < batches; ++j) {
-      if (j + kStripStages - 1 < batches) issue(j + kStripStages - 1);
-      gemm_dev::cp_async_commit();
-      gemm_dev::cp_async_wait<kStripStages - 1>();
-#pragma unroll
-      for (int u = 0; u < kBatch; ++u) {
-        const int k = r + kStripRows * (j * kBatch + u);
-        const float a = k < K ? xs[k] : 0.0f;
-        float f[E];
-        unpack<T>(my[((j % kStripStages) * kBatch + u) * kThreads], f);
-#pragma unroll
-        for (int e = 0; e < E; ++e) acc[e] = fmaf(a, f[e], acc[e]);
-      }
-    }
-  }
+        for (int u = 0; u < kBatch; ++u) a[u] = row(j, u) < K ? xs[row(j, u)] : 0.0f;
+      },
+      [&] {
+        for (int k = t; k < K; k += kThreads) xs[k] = to_float(x[k]);  // while B's first groups load
+        __syncthreads();
+      },
+      acc);
 #pragma unroll
   for (int off = L; off < 32; off <<= 1)
 #pragma unroll
@@ -327,16 +318,6 @@ struct Plan {
   int splits;  // 1 for strips
 };
 
-// The strip kernel's shared-memory limit (its ring and x for K up to kStripMaxK), set once per device.
-template <class T>
-void strip_smem_limit() {
-  static fw::PerDevice<int> once;
-  (void)once.get([] {
-    FW_CUDA_CHECK(cudaFuncSetAttribute(k_gemv_kn_strip<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       kStripRingBytes + kStripMaxK * int(sizeof(float))));
-    return 0;
-  });
-}
 constexpr int kMaxSplits = 16;
 
 // Clusters: the most CTAs along K (8, 4 or 2) whose clusters, one per column tile, all fit on the GPU at once
@@ -348,9 +329,9 @@ constexpr int kMaxSplits = 16;
 // splits as the clusters', plain CTAs gained nothing (fp32 {1, 4096, 4096} 26.69 / 26.67) and lost at N = 11008
 // (bf16 34.43 / 34.96 against 33.47 / 33.46), where twice the splits take two waves: clusters there.
 // Strips first, where they give one wave of at least 9/10 of the SMs (one CTA an SM: the ring and x take 178 KB;
-// N of 3777-4224 on H100) and K is short (kStripMaxK): there they are the one kernel and as fast as cuBLAS's. Strips of 128 bytes a row (64 columns
-// in 16 bits) in cluster pairs along K read rows in cuBLAS's width but paid the pair: bf16 {1, 4096, 4096} 14.74 /
-// 14.69 us against 13.82 / 13.79.
+// N of 3777-4224 on H100) and K is short (kStripMaxK): there they are the one kernel and as fast as cuBLAS's.
+// Strips of 128 bytes a row (64 columns in 16 bits) in cluster pairs along K read rows in cuBLAS's width but paid
+// the pair: bf16 {1, 4096, 4096} 14.74 / 14.69 us against 13.82 / 13.79.
 template <class T>
 Plan plan_of(int64_t N, int64_t K) {
   const int64_t strips = ceil_div(N, int64_t(kStripCols)), sms = fw::device_props().sms;
@@ -389,7 +370,12 @@ void gemm_gemv(const GemmArgs& a, cudaStream_t s) {
     const T* bias = static_cast<const T*>(a.bias);
     T* C = static_cast<T*>(a.C);
     if (p.kind == Kind::strip) {
-      strip_smem_limit<T>();
+      static fw::PerDevice<bool> configured;  // the shared-memory limit: the ring and x for K up to kStripMaxK
+      (void)configured.get([] {
+        FW_CUDA_CHECK(cudaFuncSetAttribute(k_gemv_kn_strip<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           kStripRingBytes + kStripMaxK * int(sizeof(float))));
+        return true;
+      });
       const size_t smem = size_t(kStripRingBytes) + size_t(K) * sizeof(float);
       k_gemv_kn_strip<T><<<unsigned(ceil_div(N, kStripCols)), kThreads, smem, s>>>(A, B, bias, C, N, K);
       FW_CHECK_LAUNCH();
@@ -418,7 +404,8 @@ std::string gemv_name(const GemmArgs& a) {
   Plan p{};
   dispatch_float(a.dt, [&](auto tag) { p = plan_of<typename decltype(tag)::type>(a.N, a.K); });
   if (p.kind == Kind::strip) return "gemv_kn strips of " + std::to_string(kStripCols) + " columns";
-  return std::string(p.kind == Kind::cluster ? "gemv_kn cluster split-K " : "gemv_kn split-K ") + std::to_string(p.splits);
+  return std::string(p.kind == Kind::cluster ? "gemv_kn cluster split-K " : "gemv_kn split-K ") +
+         std::to_string(p.splits);
 }
 
 }  // namespace fw::detail
