@@ -358,45 +358,62 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         const int m0 = (cm * CL + int(rank)) * BM, n0 = tn * BN;
         const int kb0 = sp * p.kb_per_split, kb1 = min(nkb, kb0 + p.kb_per_split);
         const bool b_tail = B_NK && CL == 1 && p.b_tail_rows > 0 && n0 + BN > p.N;
-        for (int kb = kb0; kb < kb1; ++kb) {
-          mbar_wait(empty(s), ph ^ 1);
-          constexpr int B_PARTS = Cfg::SPLIT_B ? 2 : 1;
-          mbar_expect_tx(full(s),
-                         uint32_t(p.a_rows * 128 + B_PARTS * (b_tail ? p.b_tail_rows * 128 : Cfg::B_BOX_BYTES)));
-          const int k0 = kb * BK;
-          if constexpr (A_MN) {
-            // A as [K, M]: boxes {32 M-rows, 32 k}, 4 KB each (a 128-byte row per k).
+        // B[K, N] (cluster-free): the tile's 64-column chunks that lie wholly past N are not loaded; as for
+        // b_tail's rows, their stale shared memory only feeds columns >= N, which the epilogue never stores.
+        // Loading them (TMA's zero fill) made bf16 [4096, 4864] @ [4864, 896] bimodal on 128x256 tiles: in 6
+        // of 8 runs up to half of the samples took 52-60 us instead of 50.4-51.5; without the loads 0 of 8
+        // (bench_ops, H100, three leases). The k-loop is instantiated twice, so that tiles without such
+        // chunks run the loop without the test: with it in every tile's loop, the 64-wide tiles were 8-15%
+        // slower (512x896x4864 15.4 -> 16.7 us, 1024x896x4864 18.8 -> 21.7).
+        const int kn_chunks = !B_NK && CL == 1 ? min(BN / 64, (p.N - n0 + 63) / 64) : BN / 64;
+        auto k_loop = [&](auto kn_tail) {
+          constexpr bool KN_TAIL = decltype(kn_tail)::value;
+          for (int kb = kb0; kb < kb1; ++kb) {
+            mbar_wait(empty(s), ph ^ 1);
+            constexpr int B_PARTS = Cfg::SPLIT_B ? 2 : 1;
+            const uint32_t b_bytes = KN_TAIL ? uint32_t(kn_chunks * 8192)
+                                             : uint32_t(b_tail ? p.b_tail_rows * 128 : Cfg::B_BOX_BYTES);
+            mbar_expect_tx(full(s), uint32_t(p.a_rows * 128) + B_PARTS * b_bytes);
+            const int k0 = kb * BK;
+            if constexpr (A_MN) {
+              // A as [K, M]: boxes {32 M-rows, 32 k}, 4 KB each (a 128-byte row per k).
 #pragma unroll
-            for (int j = 0; j < BM / 32; ++j) tma_load(sA(s) + j * 4096, &tmA, full(s), m0 + 32 * j, k0, b);
-          } else {
-            tma_load(sA(s), &tmA, full(s), k0, m0, b);
-          }
-          if (B_NK) {
-            // W[N,K]: box {64 k, BN/CL rows}; rank r loads rows [r*BN/CL, (r+1)*BN/CL) of the tile.
-            // SPLIT_B: the planes' batch index is 2b (big parts) and 2b + 1 (small parts).
-            constexpr int ROWS = BN / CL;
-            if (CL == 1)
-#pragma unroll
-              for (int part = 0; part < B_PARTS; ++part)
-                tma_load(sB(s) + part * Cfg::B_BOX_BYTES, b_tail ? &tmBt : &tmB, full(s), k0, n0, B_PARTS * b + part);
-            else
-              tma_load_multicast(sB(s) + rank * ROWS * 128, &tmB, full(s), k0, n0 + int(rank) * ROWS, b,
-                                 uint16_t((1u << CL) - 1));
-          } else {
-            // B[K,N]: boxes {64 n, 64 k}, one per 64-column chunk (8 KB each).
-            constexpr int CHUNKS = BN / 64 / CL;
-#pragma unroll
-            for (int j = 0; j < CHUNKS; ++j) {
-              const int c = int(rank) * CHUNKS + j;
-              if (CL == 1)
-                tma_load(sB(s) + c * 8192, &tmB, full(s), n0 + 64 * c, k0, b);
-              else
-                tma_load_multicast(sB(s) + c * 8192, &tmB, full(s), n0 + 64 * c, k0, b,
-                                   uint16_t((1u << CL) - 1));
+              for (int j = 0; j < BM / 32; ++j) tma_load(sA(s) + j * 4096, &tmA, full(s), m0 + 32 * j, k0, b);
+            } else {
+              tma_load(sA(s), &tmA, full(s), k0, m0, b);
             }
+            if (B_NK) {
+              // W[N,K]: box {64 k, BN/CL rows}; rank r loads rows [r*BN/CL, (r+1)*BN/CL) of the tile.
+              // SPLIT_B: the planes' batch index is 2b (big parts) and 2b + 1 (small parts).
+              constexpr int ROWS = BN / CL;
+              if (CL == 1)
+#pragma unroll
+                for (int part = 0; part < B_PARTS; ++part)
+                  tma_load(sB(s) + part * Cfg::B_BOX_BYTES, b_tail ? &tmBt : &tmB, full(s), k0, n0, B_PARTS * b + part);
+              else
+                tma_load_multicast(sB(s) + rank * ROWS * 128, &tmB, full(s), k0, n0 + int(rank) * ROWS, b,
+                                   uint16_t((1u << CL) - 1));
+            } else {
+              // B[K,N]: boxes {64 n, 64 k}, one per 64-column chunk (8 KB each).
+              constexpr int CHUNKS = BN / 64 / CL;
+#pragma unroll
+              for (int j = 0; j < CHUNKS; ++j) {
+                const int c = int(rank) * CHUNKS + j;
+                if (CL == 1) {
+                  if (!KN_TAIL || j < kn_chunks) tma_load(sB(s) + c * 8192, &tmB, full(s), n0 + 64 * c, k0, b);
+                } else {
+                  tma_load_multicast(sB(s) + c * 8192, &tmB, full(s), n0 + 64 * c, k0, b,
+                                     uint16_t((1u << CL) - 1));
+                }
+              }
+            }
+            advance_stage<STAGES>(s, ph);
           }
-          advance_stage<STAGES>(s, ph);
-        }
+        };
+        if (kn_chunks < BN / 64)
+          k_loop(std::true_type{});
+        else
+          k_loop(std::false_type{});
       }
     }
     __syncwarp();
