@@ -27,9 +27,11 @@
 //     128x128 pairs against 28 unpaired; a 64x64 pair, tried and dropped then, 59 us against 18; gemm_sweep).
 //     Since, 128x256 pairs run as fast as single CTAs, not faster (bf16 4096^3 175.9 against 174.0 us, 4096x896
 //     x4864 52.7 against 51.5; bench_ops, H100): sm90_pick does not choose them.
-// Out-of-range rows/columns/k: TMA fills zeros on load and clips on store, so tails need no special case;
-// when all of M is one short tile (decode-like M < BM), A's and C's boxes stop at M instead (the fill
-// costs about as much as a load; see launch).
+// Out-of-range rows/columns/k: TMA fills zeros on load and clips on store, so tails need no special case.
+// Where the fill costs about as much as a load, loads stop short instead and the stale shared memory only feeds
+// accumulators the epilogue never stores: A's (and C's) boxes at M when all of M is one short tile (decode-like
+// M < BM; see launch), W[N, K]'s rows at N in the last column of tiles (b_tail_rows), and B[K, N]'s 64-column
+// chunks wholly past N (the producer).
 // The tensor maps are built on the host (cuTensorMapEncodeTiled, obtained through
 // cudaGetDriverEntryPointByVersion, so nothing links libcuda) and cached per thread by (address, dims).
 //

@@ -187,7 +187,8 @@ __global__ void __launch_bounds__(256) k_gemv_sum(const float* partial, const T*
 // kernel (cuBLAS's 16-bit GEMV, `nvjet_sm90_tst_64x8_64x16_4x1`, is one kernel of 64 CTAs over 64-column strips).
 // A row's strip is L = kStripCols / E 16-byte chunks (64 bytes in 16 bits, 128 in fp32); thread t copies chunk
 // t % L of rows t / L + kStripRows i (stream_rows: kBatch rows a group, kStripStages groups in its own ring, up to
-// 128 KiB in flight a CTA) and multiplies them by x, which the CTA holds in shared memory as fp32. Lanes of one chunk meet by shuffles, the warps in shared memory.
+// 128 KiB in flight a CTA) and multiplies them by x, which the CTA holds in shared memory as fp32. Lanes of one
+// chunk meet by shuffles, the warps in shared memory.
 constexpr int kStripCols = 32;
 constexpr int kStripStages = 5;  // 3 stages: bf16 {1, 4096, 4096} 14.11 / 14.14 us, 5: 13.79 / 13.73 (H100)
 constexpr int kStripRingBytes = kStripStages * kBatch * kThreads * 16;
