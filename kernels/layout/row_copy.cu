@@ -6,7 +6,7 @@
 //   narrow        rows of `length` elements read at src + r*n + start (source rows not 16-B aligned
 //                 when start*size % 16 != 0 or n*size % 16 != 0)
 //   expand        rows read from one source row (pitch 0)
-//   gather        row r read from table row idx[r]
+//   gather        row r read from table row idx[r]; slab-major once the rows fill 3/4 of L2 (out_byte)
 //   permute_0213  output row (b,h,s) (D elements) read from source row (b,s,h)
 // (A copy of a whole aligned buffer, and what reduces to one, takes copy16_kernel instead.)
 //
@@ -36,6 +36,7 @@
 #include <type_traits>
 
 #include "kernels/common/check.hpp"
+#include "kernels/common/device.hpp"
 #include "kernels/common/types.cuh"
 #include "kernels/layout/layout.hpp"
 
@@ -67,6 +68,7 @@ struct Config {
   static constexpr bool kNC = NC_;
   static constexpr int64_t kChunksPerBlock = int64_t(Threads_) * Unroll_;
   using Spread = Spread_;  // the config of a grid that would leave SMs idle (void: none)
+  using Unspread = Config<Threads_, Unroll_, NC_>;
 };
 using PlainConfig = Config<256, 1, true>;   // copy, cat, narrow, expand, permute
 using GatherConfig = Config<256, 2, true, Config<64, 1, true>>;
@@ -99,7 +101,8 @@ __device__ __forceinline__ uint64_t divq(const Div& dv, uint64_t n) {
   else return dv.f.div(uint32_t(n));
 }
 
-enum class Src { plain, gather, permute };
+// gather_slab: a gather walked slab-major (out_byte).
+enum class Src { plain, gather, permute, gather_slab };
 
 struct Args {
   const char* src0 = nullptr;  // segment sources
@@ -114,6 +117,8 @@ struct Args {
   Div row_e;                   // output row length in elements
   const int64_t* idx = nullptr;  // gather: source row of each output row
   Div S, H;                    // permute: output row (b*H + h)*S + s ← source row (b*S + s)*H + h
+  int slab_shift = 0;          // gather_slab: log2 of the slab (bytes) its chunks walk in
+  Div rows;                    // gather_slab: output rows
 };
 
 // The source address of output byte `o` (element-aligned), and the bytes left in its segment row.
@@ -142,7 +147,7 @@ __device__ __forceinline__ Loc locate(const Args& a, int64_t o) {
   int64_t sr;
   if constexpr (Mode == Src::plain) {
     sr = int64_t(r);
-  } else if constexpr (Mode == Src::gather) {
+  } else if constexpr (Mode == Src::gather || Mode == Src::gather_slab) {
     sr = __ldg(a.idx + r);
   } else {
     const uint64_t bh = divq<Wide>(a.S, r);
@@ -152,6 +157,25 @@ __device__ __forceinline__ Loc locate(const Args& a, int64_t o) {
     sr = int64_t((b * uint64_t(a.S.d) + s) * uint64_t(a.H.d) + h);
   }
   return {base + sr * ld + col, room};
+}
+
+// The output byte where chunk c starts, or -1 for an idle chunk (past a row's end in its last slab).
+// Row by row, chunk c is bytes [16c, 16c + 16) of the destination from dst_al. Slab-major (gather_slab, slab
+// S) the chunks walk every row's bytes [0, S), then every row's [S, 2S), ...: chunk c is chunk k of row r's
+// slab s, c = (s * rows + r) * S/16 + k. Rows are 16-byte multiples and the destination is aligned then, so
+// no chunk straddles a row.
+template <Src Mode, bool Wide>
+__device__ __forceinline__ int64_t out_byte(const Args& a, int64_t c) {
+  if constexpr (Mode == Src::gather_slab) {
+    const int cs = a.slab_shift - 4;  // log2 of the chunks in a slab
+    const uint64_t t = uint64_t(c) >> cs;
+    const uint64_t s = divq<Wide>(a.rows, t);
+    const uint64_t r = t - s * uint64_t(a.rows.d);
+    const int64_t col = int64_t(s << a.slab_shift) + (int64_t(c) & ((int64_t(1) << cs) - 1)) * 16;
+    return col < a.row_bytes ? int64_t(r) * a.row_bytes + col : -1;
+  } else {
+    return c * 16 - a.dmis;
+  }
 }
 
 // The 16 bytes starting `sh` bytes into lo:hi (two consecutive aligned 16-byte words), sh in [0, 16).
@@ -183,11 +207,13 @@ __global__ void __launch_bounds__(Cfg::kThreads) row_copy_kernel(const Args a) {
   const int64_t c0 = int64_t(blockIdx.x) * Cfg::kChunksPerBlock + threadIdx.x;
 
   const char* sp[kUnroll];
+  int64_t ob[kUnroll];  // gather_slab: each chunk's output byte
   bool fast[kUnroll];
 #pragma unroll
   for (int u = 0; u < kUnroll; ++u) {
     const int64_t c = c0 + int64_t(u) * kThreads;
-    const int64_t o = c * 16 - a.dmis;
+    const int64_t o = out_byte<Mode, Wide>(a, c);
+    ob[u] = o;
     fast[u] = false;
     sp[u] = nullptr;
     if (c < a.nchunks && o >= 0 && o + 16 <= a.total) {
@@ -212,20 +238,24 @@ __global__ void __launch_bounds__(Cfg::kThreads) row_copy_kernel(const Args a) {
     if (fast[u]) {
       const int64_t c = c0 + int64_t(u) * kThreads;
       const uint32_t sh = uint32_t(reinterpret_cast<uintptr_t>(sp[u]) & 15);
-      *reinterpret_cast<uint4*>(a.dst_al + c * 16) = shift16(lo[u], hi[u], sh);
+      char* const d = a.dst_al + (Mode == Src::gather_slab ? ob[u] : c * 16);
+      *reinterpret_cast<uint4*>(d) = shift16(lo[u], hi[u], sh);
     }
   }
-  // Chunks at a row/segment boundary or at the ragged ends of the destination: element by element.
+  // Chunks at a row/segment boundary or at the ragged ends of the destination: element by element (none
+  // slab-major).
+  if constexpr (Mode != Src::gather_slab) {
 #pragma unroll
-  for (int u = 0; u < kUnroll; ++u) {
-    const int64_t c = c0 + int64_t(u) * kThreads;
-    if (c >= a.nchunks || fast[u]) continue;
+    for (int u = 0; u < kUnroll; ++u) {
+      const int64_t c = c0 + int64_t(u) * kThreads;
+      if (c >= a.nchunks || fast[u]) continue;
 #pragma unroll 1
-    for (int k = 0; k < 16 / ES; ++k) {
-      const int64_t o = c * 16 - a.dmis + int64_t(k) * ES;
-      if (o < 0 || o >= a.total) continue;
-      const char* p = locate<ES, Mode, Wide>(a, o).p;
-      *reinterpret_cast<E*>(a.dst_al + c * 16 + k * ES) = *reinterpret_cast<const E*>(p);
+      for (int k = 0; k < 16 / ES; ++k) {
+        const int64_t o = c * 16 - a.dmis + int64_t(k) * ES;
+        if (o < 0 || o >= a.total) continue;
+        const char* p = locate<ES, Mode, Wide>(a, o).p;
+        *reinterpret_cast<E*>(a.dst_al + c * 16 + k * ES) = *reinterpret_cast<const E*>(p);
+      }
     }
   }
 }
@@ -270,6 +300,25 @@ void launch_es(const Args& a, bool wide, cudaStream_t stream) {
   launch_cfg<ES, Mode, Cfg>(a, wide, stream);
 }
 
+// The slab a gather walks in (out_byte), or 0 for row by row. A table read once per distinct index needs a
+// repeated index to find its row still in L2. Row by row, the bytes between a row's two uses are the rows
+// gathered and written in between, up to twice the output: once the gathered rows fill most of L2 (3/4 of
+// it) most repeats are read from HBM again. Slab-major they are as many slabs, so the slab is the largest
+// power of two whose pass over all rows (read and written, 2 * rows * slab) fills at most half of L2, but
+// no less than 256 bytes; row by row when that is a whole row, or rows are not 16-byte multiples.
+// H100, N random indices into N rows (ncu's dram__bytes_read, bench_ops's medians; notes/performance.md):
+// 8192^2 fp32 read 0.95 of the table row by row, 0.633 slab-major (distinct rows: 0.632), 174.5 -> 152.4 us
+// (LibTorch 163.3); 512x512x512 fp32 (2 KB rows, 256-byte slabs) 0.846, 359.3 -> 347.4 us. 128-byte slabs
+// read less there (0.771) but took 359.7 us: HBM serves random 128-byte reads slower. Row by row, gathers of
+// 25-34 MB read 0.64-0.69 of the table, and slab-major made some slower (bf16 16384x768 13.73 -> 13.97 us).
+int gather_slab_shift(int64_t rows, int64_t row_bytes, std::size_t l2_bytes) {
+  constexpr int kMinShift = 8;
+  if (row_bytes % 16 != 0 || 4 * rows * row_bytes <= 3 * int64_t(l2_bytes)) return 0;
+  int shift = kMinShift;
+  while (4 * rows * (int64_t(2) << shift) <= int64_t(l2_bytes)) ++shift;
+  return (int64_t(1) << shift) < row_bytes ? shift : 0;
+}
+
 // rows output rows of (len0 + len1) elements; segment k of row r reads srck + srow(r)*ldk (elements).
 template <class Cfg>
 void run(const void* src0, int64_t ld0, int64_t len0, const void* src1, int64_t ld1, int64_t len1, int64_t rows,
@@ -298,13 +347,25 @@ void run(const void* src0, int64_t ld0, int64_t len0, const void* src1, int64_t 
   a.idx = idx;
   a.S = Div(S);
   a.H = Div(H);
-  // 32-bit index math covers every element index (and hence rows, S, H) below 2^32.
+  if (mode == Src::gather && a.dmis == 0) {
+    a.slab_shift = gather_slab_shift(rows, a.row_bytes, device_props().l2_bytes);
+    if (a.slab_shift) {
+      mode = Src::gather_slab;
+      a.rows = Div(rows);
+      const int64_t slab = int64_t(1) << a.slab_shift;
+      a.nchunks = rows * ceil_div(a.row_bytes, slab) * (slab / 16);
+    }
+  }
+  // 32-bit index math covers every element index (and hence rows, S, H, and the slab order's chunks,
+  // fewer than 2x the destination's) below 2^32.
   const bool wide = a.total / es >= int64_t(UINT32_MAX);
   auto go = [&](auto es_tag) {
     constexpr int E = decltype(es_tag)::value;
     switch (mode) {
       case Src::plain: launch_es<E, Src::plain, Cfg>(a, wide, stream); break;
       case Src::gather: launch_es<E, Src::gather, Cfg>(a, wide, stream); break;
+      // (its rows fill L2, so its grid fills every SM: no spread)
+      case Src::gather_slab: launch_es<E, Src::gather_slab, typename Cfg::Unspread>(a, wide, stream); break;
       case Src::permute: launch_es<E, Src::permute, Cfg>(a, wide, stream); break;
     }
   };
