@@ -309,8 +309,8 @@ void launch_es(const Args& a, bool wide, cudaStream_t stream) {
 // H100, N random indices into N rows (ncu's dram__bytes_read, bench_ops's medians; notes/performance.md):
 // 8192^2 fp32 read 0.95 of the table row by row, 0.633 slab-major (distinct rows: 0.632), 174.5 -> 152.4 us
 // (LibTorch 163.3); 512x512x512 fp32 (2 KB rows, 256-byte slabs) 0.846, 359.3 -> 347.4 us. 128-byte slabs
-// read less there (0.771) but took 359.7 us: HBM serves random 128-byte reads slower. Row by row, gathers of
-// 25-34 MB read 0.64-0.69 of the table, and slab-major made some slower (bf16 16384x768 13.73 -> 13.97 us).
+// read less there (0.771) but took 359.7 us: HBM serves random 128-byte reads slower. Row by row, the 34 MB
+// bf16 gathers read 0.69 of the table, and slab-major made some of 25-34 MB slower (bf16 16384x768 13.73 -> 13.97 us).
 int gather_slab_shift(int64_t rows, int64_t row_bytes, std::size_t l2_bytes) {
   constexpr int kMinShift = 8;
   if (row_bytes % 16 != 0 || 4 * rows * row_bytes <= 3 * int64_t(l2_bytes)) return 0;
