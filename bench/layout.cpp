@@ -220,11 +220,15 @@ void add_gather(Registry& r) {
   // {16384, 1544}: rows enough to fill L2 (50 MB in bf16), which the kernel walks slab-major (row_copy.cu),
   // the last slab part-filled; misaligned, row by row.
   d.test_shapes = [] { return with({{257, 64}, {100, 3}, {2, 3, 5}, {16384, 1544}}); };
-  d.impls = {framework_impl([](const Bindings& b, cudaStream_t st) {
-    const TensorView& table = b.in[0];
-    L::gather_rows(table.data, b.in[1].as<const int64_t>(), b.out[0].data, table.shape[0], b.in[1].numel(),
-                   table.shape[1], table.dtype, st);
-  })};
+  d.impls = {framework_impl(
+      [](const Bindings& b, cudaStream_t st) {
+        const TensorView& table = b.in[0];
+        L::gather_rows(table.data, b.in[1].as<const int64_t>(), b.out[0].data, table.shape[0], b.in[1].numel(),
+                       table.shape[1], table.dtype, st);
+      },
+      [](const Bindings& b) {
+        return L::gather_rows_kernel(b.out[0].data, b.in[1].numel(), b.in[0].shape[1], b.in[0].dtype);
+      })};
   r.add(std::move(d));
 }
 

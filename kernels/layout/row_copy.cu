@@ -408,6 +408,17 @@ void expand_rows(const void* src, void* dst, int64_t rows, int64_t n, DType dt, 
   run<PlainConfig>(src, 0, n, nullptr, 0, 0, rows, dst, dt, Src::plain, nullptr, 1, 1, stream);
 }
 
+int64_t gather_slab_bytes(int64_t n_idx, int64_t row_bytes, std::size_t l2_bytes) {
+  const int shift = gather_slab_shift(n_idx, row_bytes, l2_bytes);
+  return shift ? int64_t(1) << shift : 0;
+}
+
+std::string gather_rows_kernel(const void* dst, int64_t n_idx, int64_t dim, DType dt) {
+  const bool aligned = (reinterpret_cast<uintptr_t>(dst) & 15) == 0;  // run(): slab-major needs dmis == 0
+  const int64_t slab = aligned ? gather_slab_bytes(n_idx, dim * elem_size(dt), device_props().l2_bytes) : 0;
+  return slab ? "slab-major, " + std::to_string(slab) + "-byte slabs" : "row by row";
+}
+
 void gather_rows(const void* table, const int64_t* idx, void* dst, int64_t vocab, int64_t n_idx, int64_t dim,
                  DType dt, cudaStream_t stream) {
   FW_REQUIRE(vocab > 0 || n_idx == 0, "empty table");
