@@ -319,10 +319,11 @@ int gather_slab_shift(int64_t rows, int64_t row_bytes, std::size_t l2_bytes) {
   return (int64_t(1) << shift) < row_bytes ? shift : 0;
 }
 
-// rows output rows of (len0 + len1) elements; segment k of row r reads srck + srow(r)*ldk (elements).
-template <class Cfg>
+// rows output rows of (len0 + len1) elements; segment k of row r reads srck + srow(r)*ldk (elements). Mode is
+// known where each op calls it, so only the kernels an op can launch are compiled.
+template <Src Mode, class Cfg>
 void run(const void* src0, int64_t ld0, int64_t len0, const void* src1, int64_t ld1, int64_t len1, int64_t rows,
-         void* dst, DType dt, Src mode, const int64_t* idx, int64_t S, int64_t H, cudaStream_t stream) {
+         void* dst, DType dt, const int64_t* idx, int64_t S, int64_t H, cudaStream_t stream) {
   const int es = elem_size(dt);
   FW_REQUIRE(rows >= 0 && len0 >= 0 && len1 >= 0 && ld0 >= 0 && ld1 >= 0, "negative size");
   const int64_t row_e = len0 + len1;
@@ -347,10 +348,9 @@ void run(const void* src0, int64_t ld0, int64_t len0, const void* src1, int64_t 
   a.idx = idx;
   a.S = Div(S);
   a.H = Div(H);
-  if (mode == Src::gather && a.dmis == 0) {
+  if (Mode == Src::gather && a.dmis == 0) {
     a.slab_shift = gather_slab_shift(rows, a.row_bytes, device_props().l2_bytes);
     if (a.slab_shift) {
-      mode = Src::gather_slab;
       a.rows = Div(rows);
       const int64_t slab = int64_t(1) << a.slab_shift;
       a.nchunks = rows * ceil_div(a.row_bytes, slab) * (slab / 16);
@@ -361,13 +361,10 @@ void run(const void* src0, int64_t ld0, int64_t len0, const void* src1, int64_t 
   const bool wide = a.total / es >= int64_t(UINT32_MAX);
   auto go = [&](auto es_tag) {
     constexpr int E = decltype(es_tag)::value;
-    switch (mode) {
-      case Src::plain: launch_es<E, Src::plain, Cfg>(a, wide, stream); break;
-      case Src::gather: launch_es<E, Src::gather, Cfg>(a, wide, stream); break;
-      // (its rows fill L2, so its grid fills every SM: no spread)
-      case Src::gather_slab: launch_es<E, Src::gather_slab, typename Cfg::Unspread>(a, wide, stream); break;
-      case Src::permute: launch_es<E, Src::permute, Cfg>(a, wide, stream); break;
+    if constexpr (Mode == Src::gather) {  // slab-major: its rows fill L2, so its grid fills every SM (no spread)
+      if (a.slab_shift) return launch_es<E, Src::gather_slab, typename Cfg::Unspread>(a, wide, stream);
     }
+    launch_es<E, Mode, Cfg>(a, wide, stream);
   };
   if (es == 2) go(std::integral_constant<int, 2>{});
   else go(std::integral_constant<int, 4>{});
@@ -387,12 +384,12 @@ void copy(const void* src, void* dst, int64_t numel, DType dt, cudaStream_t stre
     FW_CHECK_LAUNCH();
     return;
   }
-  run<PlainConfig>(src, 0, numel, nullptr, 0, 0, 1, dst, dt, Src::plain, nullptr, 1, 1, stream);
+  run<Src::plain, PlainConfig>(src, 0, numel, nullptr, 0, 0, 1, dst, dt, nullptr, 1, 1, stream);
 }
 
 void cat2(const void* a, const void* b, void* dst, int64_t outer, int64_t inner_a, int64_t inner_b, DType dt,
           cudaStream_t stream) {
-  run<PlainConfig>(a, inner_a, inner_a, b, inner_b, inner_b, outer, dst, dt, Src::plain, nullptr, 1, 1, stream);
+  run<Src::plain, PlainConfig>(a, inner_a, inner_a, b, inner_b, inner_b, outer, dst, dt, nullptr, 1, 1, stream);
 }
 
 void narrow_last(const void* src, void* dst, int64_t rows, int64_t n, int64_t start, int64_t length, DType dt,
@@ -400,12 +397,12 @@ void narrow_last(const void* src, void* dst, int64_t rows, int64_t n, int64_t st
   FW_REQUIRE(start >= 0 && length >= 0 && start + length <= n, "narrow range outside the last dim");
   const int es = elem_size(dt);
   if (rows == 0 || length == 0) return;
-  run<PlainConfig>(static_cast<const char*>(src) + start * es, n, length, nullptr, 0, 0, rows, dst, dt, Src::plain, nullptr, 1,
-      1, stream);
+  run<Src::plain, PlainConfig>(static_cast<const char*>(src) + start * es, n, length, nullptr, 0, 0, rows, dst, dt,
+                               nullptr, 1, 1, stream);
 }
 
 void expand_rows(const void* src, void* dst, int64_t rows, int64_t n, DType dt, cudaStream_t stream) {
-  run<PlainConfig>(src, 0, n, nullptr, 0, 0, rows, dst, dt, Src::plain, nullptr, 1, 1, stream);
+  run<Src::plain, PlainConfig>(src, 0, n, nullptr, 0, 0, rows, dst, dt, nullptr, 1, 1, stream);
 }
 
 int64_t gather_slab_bytes(int64_t n_idx, int64_t row_bytes, std::size_t l2_bytes) {
@@ -423,7 +420,7 @@ void gather_rows(const void* table, const int64_t* idx, void* dst, int64_t vocab
                  DType dt, cudaStream_t stream) {
   FW_REQUIRE(vocab > 0 || n_idx == 0, "empty table");
   FW_REQUIRE(n_idx == 0 || idx != nullptr, "null index pointer");
-  run<GatherConfig>(table, dim, dim, nullptr, 0, 0, n_idx, dst, dt, Src::gather, idx, 1, 1, stream);
+  run<Src::gather, GatherConfig>(table, dim, dim, nullptr, 0, 0, n_idx, dst, dt, idx, 1, 1, stream);
 }
 
 void permute_0213(const void* src, void* dst, int64_t B, int64_t S, int64_t H, int64_t D, DType dt,
@@ -434,7 +431,7 @@ void permute_0213(const void* src, void* dst, int64_t B, int64_t S, int64_t H, i
     copy(src, dst, B * S * H * D, dt, stream);
     return;
   }
-  run<PlainConfig>(src, D, D, nullptr, 0, 0, B * H * S, dst, dt, Src::permute, nullptr, S, H, stream);
+  run<Src::permute, PlainConfig>(src, D, D, nullptr, 0, 0, B * H * S, dst, dt, nullptr, S, H, stream);
 }
 
 }  // namespace fw::layout
