@@ -319,6 +319,14 @@ int gather_slab_shift(int64_t rows, int64_t row_bytes, std::size_t l2_bytes) {
   return (int64_t(1) << shift) < row_bytes ? shift : 0;
 }
 
+// The walk of a gather into dst on the current device: log2 of its slab, 0 for row by row (slab-major needs the
+// destination 16-byte aligned, so that no chunk straddles a row). run() launches by it and gather_rows_kernel
+// names it: one decision.
+int gather_walk_shift(const void* dst, int64_t rows, int64_t row_bytes) {
+  if ((reinterpret_cast<uintptr_t>(dst) & 15) != 0) return 0;
+  return gather_slab_shift(rows, row_bytes, device_props().l2_bytes);
+}
+
 // rows output rows of (len0 + len1) elements; segment k of row r reads srck + srow(r)*ldk (elements). Mode is
 // known where each op calls it, so only the kernels an op can launch are compiled.
 template <Src Mode, class Cfg>
@@ -348,8 +356,8 @@ void run(const void* src0, int64_t ld0, int64_t len0, const void* src1, int64_t 
   a.idx = idx;
   a.S = Div(S);
   a.H = Div(H);
-  if (Mode == Src::gather && a.dmis == 0) {
-    a.slab_shift = gather_slab_shift(rows, a.row_bytes, device_props().l2_bytes);
+  if (Mode == Src::gather) {
+    a.slab_shift = gather_walk_shift(dst, rows, a.row_bytes);
     if (a.slab_shift) {
       a.rows = Div(rows);
       const int64_t slab = int64_t(1) << a.slab_shift;
@@ -411,9 +419,8 @@ int64_t gather_slab_bytes(int64_t n_idx, int64_t row_bytes, std::size_t l2_bytes
 }
 
 std::string gather_rows_kernel(const void* dst, int64_t n_idx, int64_t dim, DType dt) {
-  const bool aligned = (reinterpret_cast<uintptr_t>(dst) & 15) == 0;  // run(): slab-major needs dmis == 0
-  const int64_t slab = aligned ? gather_slab_bytes(n_idx, dim * elem_size(dt), device_props().l2_bytes) : 0;
-  return slab ? "slab-major, " + std::to_string(slab) + "-byte slabs" : "row by row";
+  const int shift = gather_walk_shift(dst, n_idx, dim * elem_size(dt));
+  return shift ? "slab-major, " + std::to_string(int64_t(1) << shift) + "-byte slabs" : "row by row";
 }
 
 void gather_rows(const void* table, const int64_t* idx, void* dst, int64_t vocab, int64_t n_idx, int64_t dim,
