@@ -1,6 +1,7 @@
 // gemm_sweep: times every cluster-free tile configuration of the wgmma GEMM (gemm_sm90.cu) with every
-// split-K count on the given 16-bit shapes, and marks the choice fw::gemm makes, so that its cost model
-// (sm90_model_choice) can be checked against measurements. A developer tool, not part of bench_ops:
+// split-K count, and every cluster configuration unsplit, on the given 16-bit shapes, and marks the choice
+// fw::gemm makes, so that its cost model (sm90_model_choice) can be checked against measurements. A developer
+// tool, not part of bench_ops:
 //   build/gemm_sweep [--dtype bf16|fp16] [--reps N] MxNxK[:nk|:kn] ...
 // (default: B as [K, N] for matmul; nk for a linear layer's W). Without shapes, a built-in list: the
 // Qwen2-0.5B projections at 128..2048 tokens and the decode-like and square shapes of the matmul suite.
@@ -148,6 +149,9 @@ int main(int argc, char** argv) {
   for (const Sm90Tile& t : kSm90ModelTiles)
     for (int sp : kSm90SplitCounts)
       columns.push_back({t.config, sp, std::string(sm90_config_name(t.config)) + "/" + std::to_string(sp)});
+  for (int ci = 0; ci < int(Sm90Config::count); ++ci)  // the cluster configurations (they do not split)
+    if (sm90_shape(Sm90Config(ci)).cl > 1)
+      columns.push_back({Sm90Config(ci), 1, std::string(sm90_config_name(Sm90Config(ci))) + "/1"});
   std::printf("| M x N x K | B | fw::gemm's path | its us | best config | best us | auto/best |");
   for (const Column& col : columns) std::printf(" %s |", col.name.c_str());
   std::printf("\n");
