@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """How far two runs of the same build apart agree: the A/A spread of every timed result.
 
-  scripts/aa_spread.py FIRST.json SECOND.json [--markdown]
+  scripts/aa_spread.py FIRST.json SECOND.json
 
 Pairs every implementation's median (pure, or graph when the run was timed that way) by
 category/op/dtype/shape/implementation and prints, for results of at least 20 µs and for the rest,
