@@ -32,6 +32,16 @@ def medians(path):
     return out, report.get("context", {})
 
 
+# Issue 9's bounds: results of BIG_US or more within BIG_TOL of each other, the rest within SMALL_TOL, none
+# more than FAR apart; MEETS_SHARE of each size class within its bound.
+BIG_US, BIG_TOL, SMALL_TOL, FAR, MEETS_SHARE = 20.0, 0.03, 0.05, 0.15, 0.98
+
+
+def within(us, d):
+    """Whether a relative difference d of a result of us µs is within its size class's bound."""
+    return d <= (BIG_TOL if us >= BIG_US else SMALL_TOL)
+
+
 def percentile(sorted_values, q):
     if not sorted_values:
         return float("nan")
@@ -53,29 +63,33 @@ def main():
     print("| results | count | within 3% | within 5% | above 15% | p50 | p90 | p99 | max |")
     print("|:---|---:|---:|---:|---:|---:|---:|---:|---:|")
     far = []
-    for name, pick in (("≥ 20 µs", lambda us: us >= 20), ("< 20 µs", lambda us: us < 20), ("all", lambda us: True)):
+    for name, pick in (("≥ 20 µs", lambda us: us >= BIG_US), ("< 20 µs", lambda us: us < BIG_US),
+                       ("all", lambda us: True)):
         diffs = []
         for k in keys:
             if pick(a[k]):
                 d = abs(b[k] - a[k]) / a[k]
                 diffs.append(d)
-                if name == "all" and d > 0.15:
+                if name == "all" and d > FAR:
                     far.append((d, k))
         diffs.sort()
         n = len(diffs)
         share = lambda lim: f"{100.0 * sum(d <= lim for d in diffs) / n:.1f}%" if n else "-"
-        print(f"| {name} | {n} | {share(0.03)} | {share(0.05)} | {sum(d > 0.15 for d in diffs)} | "
+        print(f"| {name} | {n} | {share(BIG_TOL)} | {share(SMALL_TOL)} | {sum(d > FAR for d in diffs)} | "
               + " | ".join(f"{100 * percentile(diffs, q):.2f}%" for q in (0.5, 0.9, 0.99, 1.0)) + " |")
     print("\n| implementation | ≥ 20 µs within 3% | < 20 µs within 5% | above 15% | max | meets |")
     print("|:---|---:|---:|---:|---:|:---|")
     for impl in sorted({k[-1] for k in keys}, key=lambda i: (i != "framework", i)):
         mine = [k for k in keys if k[-1] == impl]
-        big = [abs(b[k] - a[k]) / a[k] for k in mine if a[k] >= 20]
-        small = [abs(b[k] - a[k]) / a[k] for k in mine if a[k] < 20]
-        ok_big, ok_small = sum(d <= 0.03 for d in big), sum(d <= 0.05 for d in small)
-        over = sum(d > 0.15 for d in big + small)
+        pairs = [(a[k], abs(b[k] - a[k]) / a[k]) for k in mine]
+        big = [d for us, d in pairs if us >= BIG_US]
+        small = [d for us, d in pairs if us < BIG_US]
+        ok_big = sum(within(us, d) for us, d in pairs if us >= BIG_US)
+        ok_small = sum(within(us, d) for us, d in pairs if us < BIG_US)
+        over = sum(d > FAR for d in big + small)
         frac = lambda ok, n: f"{ok} of {n} ({100.0 * ok / n:.1f}%)" if n else "-"
-        meets = (not big or ok_big >= 0.98 * len(big)) and (not small or ok_small >= 0.98 * len(small)) and over == 0
+        meets = ((not big or ok_big >= MEETS_SHARE * len(big)) and (not small or ok_small >= MEETS_SHARE * len(small))
+                 and over == 0)
         print(f"| {impl} | {frac(ok_big, len(big))} | {frac(ok_small, len(small))} | {over} | "
               f"{100 * max(big + small):.1f}% | {'yes' if meets else 'no'} |")
     # Where the results outside the bounds are: an A/A failure is read by op (e.g. a reference's few-us reductions
@@ -83,7 +97,7 @@ def main():
     outside = {}
     for k in keys:
         d = (b[k] - a[k]) / a[k]
-        if abs(d) > (0.03 if a[k] >= 20 else 0.05):
+        if not within(a[k], abs(d)):
             outside.setdefault((k[-1], k[1]), []).append(d)
     if outside:
         rows = sorted(outside.items(), key=lambda kv: (-len(kv[1]), kv[0]))

@@ -146,12 +146,13 @@ int main(int argc, char** argv) {
     std::string name;
   };
   std::vector<Column> columns;
+  auto add_column = [&](Sm90Config c, int sp) {
+    columns.push_back({c, sp, std::string(sm90_config_name(c)) + "/" + std::to_string(sp)});
+  };
   for (const Sm90Tile& t : kSm90ModelTiles)
-    for (int sp : kSm90SplitCounts)
-      columns.push_back({t.config, sp, std::string(sm90_config_name(t.config)) + "/" + std::to_string(sp)});
+    for (int sp : kSm90SplitCounts) add_column(t.config, sp);
   for (int ci = 0; ci < int(Sm90Config::count); ++ci)  // the cluster configurations (they do not split)
-    if (sm90_shape(Sm90Config(ci)).cl > 1)
-      columns.push_back({Sm90Config(ci), 1, std::string(sm90_config_name(Sm90Config(ci))) + "/1"});
+    if (sm90_shape(Sm90Config(ci)).cl > 1) add_column(Sm90Config(ci), 1);
   std::printf("| M x N x K | B | fw::gemm's path | its us | best config | best us | auto/best |");
   for (const Column& col : columns) std::printf(" %s |", col.name.c_str());
   std::printf("\n");

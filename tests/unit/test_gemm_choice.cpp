@@ -49,6 +49,14 @@ struct Row {
   std::map<std::string, double> us;  // "64x128/4" -> median us (splits as asked of the kernel)
 };
 
+// "<tile>/<splits>" with <tile> one of the model's tiles.
+bool model_column(const std::string& name) {
+  const std::string tile = name.substr(0, name.find('/'));
+  for (const fw::detail::Sm90Tile& t : fw::detail::kSm90ModelTiles)
+    if (tile == fw::detail::sm90_config_name(t.config)) return true;
+  return false;
+}
+
 std::vector<Row> load() {
   std::ifstream f(std::string(OPBENCH_TEST_DATA) + "/gemm_sweep_h100.md");
   std::vector<Row> rows;
@@ -67,10 +75,10 @@ std::vector<Row> load() {
     r.M = m, r.N = n, r.K = k;
     r.layout = c.at(1) == "nk" ? fw::GemmLayout::nk : fw::GemmLayout::kn;
     r.path = c.at(2);
-    // The cluster configurations' columns (gemm_sweep times them too, unsplit) are not among the model's
-    // choices (kSm90ModelTiles): left out, so that the best column is the best the model could have chosen.
+    // Only the columns of the model's tiles (kSm90ModelTiles): gemm_sweep also times the cluster
+    // configurations, which the model does not choose from, and the best column must be one it could choose.
     for (std::size_t i = 7; i < c.size() && i < header.size(); ++i)
-      if (header[i].find("cluster") == std::string::npos) r.us[header[i]] = std::stod(c[i]);
+      if (model_column(header[i])) r.us[header[i]] = std::stod(c[i]);
     rows.push_back(r);
   }
   return rows;

@@ -41,12 +41,13 @@ TEST(GatherSlab, InvariantsOverShapesAndL2Sizes) {
           EXPECT_EQ(slab, 0) << where;
           continue;
         }
-        if (slab == 0) {  // row by row only when no slab of at least 256 bytes is shorter than a row
-          int64_t s = 256;
-          while (4 * rows * (2 * s) <= int64_t(l2)) s *= 2;
-          EXPECT_GE(s, row_bytes) << where;
-          continue;
-        }
+        // Row by row only when no allowed slab is shorter than a row: the 256-byte floor is not, and neither is
+        // the power of two at or just above a row, whose pass fits half of L2 (so the chosen slab is at least it).
+        int64_t row_p2 = 1;
+        while (row_p2 < row_bytes) row_p2 *= 2;
+        const bool no_shorter_slab = row_bytes <= 256 || 4 * rows * row_p2 <= int64_t(l2);
+        EXPECT_EQ(slab == 0, no_shorter_slab) << where;
+        if (slab == 0) continue;
         EXPECT_EQ(slab & (slab - 1), 0) << where;  // a power of two
         EXPECT_GE(slab, 256) << where;
         EXPECT_LT(slab, row_bytes) << where;
