@@ -57,12 +57,12 @@ DeviceInfo query_device() {
   return d;
 }
 
-namespace {
-
 // Buffers of 8x L2: a sample is then mostly DRAM traffic, whatever L2 holds when it starts.
-std::size_t roof_bytes(const TimingResources& res) {
+std::size_t roof_sweep_bytes(const TimingResources& res) {
   return std::max<std::size_t>(res.l2_bytes() * 8, std::size_t(256) << 20) / 16 * 16;
 }
+
+namespace {
 
 // The median time of `launch`, timed like an op (pure, clean cold L2) at the default precision.
 double roof_median_ms(const Launch& launch, TimingResources& res, cudaStream_t s) {
@@ -85,7 +85,7 @@ struct OwnStream {
 }  // namespace
 
 double measure_copy_gbps(TimingResources& res, cudaStream_t s) {
-  const std::size_t bytes = roof_bytes(res);
+  const std::size_t bytes = roof_sweep_bytes(res);
   DeviceBuffer src(bytes), dst(bytes);
   OPBENCH_CUDA_CHECK(cudaMemsetAsync(src.get(), 1, bytes, s));
   const double ms = roof_median_ms(
@@ -97,12 +97,47 @@ double measure_copy_gbps(TimingResources& res, cudaStream_t s) {
 }
 
 double measure_read_gbps(TimingResources& res, cudaStream_t s) {
-  const std::size_t bytes = roof_bytes(res);
+  const std::size_t bytes = roof_sweep_bytes(res);
   DeviceBuffer src(bytes), sink(read_sweep_sink_bytes(res.sm_count()));
   OPBENCH_CUDA_CHECK(cudaMemsetAsync(src.get(), 1, bytes, s));
   const double ms = roof_median_ms(
       [&](cudaStream_t st) { launch_read_sweep(src.get(), bytes, sink.get(), res.sm_count(), st); }, res, s);
   return double(bytes) / (ms * 1e-3) / 1e9;
+}
+
+std::vector<RoofPoint> measure_roofs_at(const std::vector<double>& sizes, TimingResources& res, cudaStream_t s) {
+  std::vector<RoofPoint> out;
+  DeviceBuffer sink(read_sweep_sink_bytes(res.sm_count()));
+  TimingConfig c;
+  c.pure = true;
+  c.l2_cold = true;
+  for (double size : sizes) {
+    // 32-byte multiples: 16-byte loads for the sweep, two 16-byte-aligned halves for the copy.
+    const std::size_t bytes = std::max<std::size_t>(std::size_t(size) / 32 * 32, 32);
+    DeviceBuffer src(bytes), dst(bytes / 2);
+    OPBENCH_CUDA_CHECK(cudaMemsetAsync(src.get(), 1, bytes, s));
+    const std::vector<Measurement> m = measure(
+        {[&](cudaStream_t st) { launch_read_sweep(src.get(), bytes, sink.get(), res.sm_count(), st); },
+         [&](cudaStream_t st) {
+           OPBENCH_CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.get(), bytes / 2, cudaMemcpyDeviceToDevice, st));
+         }},
+        c, res, s, {"read sweep", "copy"});
+    if (!m[0].pure || m[0].pure->median_ms <= 0 || !m[1].pure || m[1].pure->median_ms <= 0)
+      throw std::runtime_error("the bandwidth roofs could not be timed at " + std::to_string(bytes) + " bytes");
+    out.push_back({double(bytes), double(bytes) / (m[0].pure->median_ms * 1e-3) / 1e9,
+                   double(bytes) / (m[1].pure->median_ms * 1e-3) / 1e9});
+  }
+  return out;
+}
+
+std::vector<double> roof_curve_sizes(const TimingResources& res) {
+  std::vector<double> sizes;
+  const double top = double(roof_sweep_bytes(res));
+  for (double mb = 1; mb * 1e6 < top; mb *= 2) {
+    sizes.push_back(mb * 1e6);
+    if (1.5 * mb * 1e6 < top) sizes.push_back(1.5 * mb * 1e6);
+  }
+  return sizes;
 }
 
 double measure_copy_gbps() {

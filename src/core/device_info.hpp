@@ -4,6 +4,7 @@
 #include <cuda_runtime_api.h>
 
 #include <string>
+#include <vector>
 
 #include "opbench/result.hpp"
 
@@ -25,9 +26,16 @@ DeviceInfo query_device();
 //  - read: a read-only sweep of such a buffer with 16-byte loads (l2_flush.hpp's sweep kernel), the
 //    roof of ops that only read (reductions, losses).
 // The overloads taking resources and a stream reuse a session's; the others make their own.
+std::size_t roof_sweep_bytes(const TimingResources& res);  // the size both roofs are measured at
 double measure_copy_gbps(TimingResources& res, cudaStream_t s);
 double measure_read_gbps(TimingResources& res, cudaStream_t s);
 double measure_copy_gbps();
 double measure_read_gbps();
+
+// Both sweeps at each size in `bytes` (bytes moved, ascending or not), timed in turns as the roofs are: what
+// a streaming kernel reaches at a problem's own size. roof_curve_sizes: the sizes a run measures, two a
+// factor of two from 1 MB up to below the roofs' own size (1, 1.5, 2, 3, 4, 6 ... MB).
+std::vector<RoofPoint> measure_roofs_at(const std::vector<double>& bytes, TimingResources& res, cudaStream_t s);
+std::vector<double> roof_curve_sizes(const TimingResources& res);
 
 }  // namespace opbench
