@@ -39,6 +39,9 @@ DeviceInfo device_from(const json& j) {
     if (!t) throw std::runtime_error("report JSON: unknown dtype in system.measured_gemm");
     d.measured_gemm.push_back({*t, g.at("tf32").get<bool>(), g.at("tflops").get<double>(), g.at("how")});
   }
+  if (j.contains("roof_curve"))  // absent in reports written before the roofs were measured by size
+    for (const json& p : j.at("roof_curve"))
+      d.roof_curve.push_back({p.at("bytes").get<double>(), p.at("read_gbps").get<double>(), p.at("copy_gbps").get<double>()});
   return d;
 }
 

@@ -52,6 +52,12 @@ json gemm_json(const std::vector<GemmRoof>& roofs) {
   return a;
 }
 
+json roof_curve_json(const std::vector<RoofPoint>& curve) {
+  json a = json::array();
+  for (const RoofPoint& p : curve) a.push_back({{"bytes", p.bytes}, {"read_gbps", p.read_gbps}, {"copy_gbps", p.copy_gbps}});
+  return a;
+}
+
 json device_json(const DeviceInfo& d) {
   return {{"name", d.name},
           {"device", d.device},
@@ -72,7 +78,8 @@ json device_json(const DeviceInfo& d) {
           {"cublas_version", d.cublas_version},
           {"cudnn_version", d.cudnn_version},
           {"torch_version", d.torch_version},
-          {"measured_gemm", gemm_json(d.measured_gemm)}};
+          {"measured_gemm", gemm_json(d.measured_gemm)},
+          {"roof_curve", roof_curve_json(d.roof_curve)}};
 }
 
 json verification_json(const Verification& v) {
@@ -120,7 +127,8 @@ json roofs_json(const Report& report) {
   return {{"memory",
            {{"theoretical_gbps", positive_or_null(d.theoretical_gbps)},
             {"copy_gbps", positive_or_null(d.measured_copy_gbps)},
-            {"read_gbps", positive_or_null(d.measured_read_gbps)}}},
+            {"read_gbps", positive_or_null(d.measured_read_gbps)},
+            {"by_size", roof_curve_json(d.roof_curve)}}},
           {"compute", compute},
           {"launch_floor_ms", kLaunchFloorMs}};
 }
@@ -174,6 +182,8 @@ json record(const ProblemRow& row, const ImplRow& m) {
             {"pct_of_roof", opt(m.pct_of_roof)},
             {"memory_roof_gbps", positive_or_null(pl.memory.gbps)},
             {"memory_roof_basis", basis_name(pl.memory.basis)},
+            {"pct_of_size_roof", opt(m.pct_of_size_roof)},
+            {"size_roof_gbps", positive_or_null(pl.memory_at_size.gbps)},
             {"compute_roof_tflops", positive_or_null(pl.compute.tflops)},
             {"compute_roof_basis", basis_name(pl.compute.basis)},
             {"speedup", opt(m.speedup)},

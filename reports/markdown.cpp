@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <set>
 
 #include "reports/fleet.hpp"
@@ -56,6 +57,22 @@ std::string compute_roof_text(const DeviceInfo& d, DType t, bool tf32) {
   return s + "datasheet " + peak_basis_text(d, t, tf32);
 }
 
+// The sweeps at smaller sizes as shares of their roofs, at every power-of-two size measured (the JSON's
+// roof_curve has them all).
+std::string roof_curve_text(const DeviceInfo& d) {
+  if (d.roof_curve.empty() || d.measured_read_gbps <= 0 || d.measured_copy_gbps <= 0) return "not measured";
+  std::string s;
+  for (const RoofPoint& p : d.roof_curve) {
+    const double mb = p.bytes / 1e6, l = std::log2(mb);
+    if (std::abs(l - std::round(l)) > 1e-6 || &p == &d.roof_curve.back()) continue;
+    s += fmt::format("{}{:.0f} MB {:.0f}% / {:.0f}%", s.empty() ? "" : ", ", mb, 100 * p.read_gbps / d.measured_read_gbps,
+                     100 * p.copy_gbps / d.measured_copy_gbps);
+  }
+  return "read / copy sweep at that size as % of its roof: " + s +
+         " (clean cold L2, timed like the roofs; each memory-bound result's `pct_of_size_roof` in the JSON is "
+         "against these, interpolated at its size)";
+}
+
 void write_system(const Report& report, std::ostream& os) {
   const RunContext& c = report.context();
   const DeviceInfo& d = c.device;
@@ -74,6 +91,7 @@ void write_system(const Report& report, std::ostream& os) {
        bandwidth_text(d.measured_copy_gbps, d.theoretical_gbps, "device-to-device copy, bytes read + written")},
       {"Measured read bandwidth",
        bandwidth_text(d.measured_read_gbps, d.theoretical_gbps, "read-only sweep: the roof of ops that only read")},
+      {"Roofs by size", roof_curve_text(d)},
       {"Driver / CUDA runtime", fmt::format("{} / {}", opt_or_dash(d.driver_version), opt_or_dash(d.runtime_version))},
       {"cuBLAS / cuDNN / LibTorch", fmt::format("{} / {} / {}", opt_or_dash(d.cublas_version),
                                                 opt_or_dash(d.cudnn_version), opt_or_dash(d.torch_version))},

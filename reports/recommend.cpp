@@ -176,7 +176,9 @@ Recommendation low_bandwidth(const ReportRows& report, const std::vector<Row>& r
                   "(the measured copy, {} GB/s, for ops that write as much as they read; the measured read sweep, "
                   "{} GB/s, for ops that only read); where LibTorch reaches more on the same problem there is "
                   "headroom. Check for 16-byte vector loads, enough blocks in flight for the {} SMs, and extra "
-                  "passes over the data.",
+                  "passes over the data. Below a few hundred MB the roof sweeps themselves fall short of their "
+                  "roofs (the ramp-up and drain of a cold start): \"at its size\" is the share of what they "
+                  "reach moving the same bytes.",
                   kLowBandwidthRoofPct, fmt_gbps(d.measured_copy_gbps), fmt_gbps(d.measured_read_gbps), d.sm_count),
       {}};
   for (const auto& r : rows) {
@@ -188,6 +190,7 @@ Recommendation low_bandwidth(const ReportRows& report, const std::vector<Row>& r
     std::string item = fmt::format("{} ({}): {} GB/s = {} of its roof ({} GB/s)", problem_label(p),
                                    size_class_name(p.size_class), fmt_gbps(r.fw.gbps), fmt_pct(r.fw.pct_of_roof),
                                    fmt_gbps(r.row->placement.memory.gbps));
+    if (r.fw.pct_of_size_roof) item += fmt::format(", {} at its size", fmt_pct(r.fw.pct_of_size_roof));
     if (r.torch.pct_of_roof)
       item += fmt::format("; LibTorch {} GB/s = {}", fmt_gbps(r.torch.gbps), fmt_pct(r.torch.pct_of_roof));
     rec.items.push_back(item);

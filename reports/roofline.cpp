@@ -1,5 +1,7 @@
 #include "reports/roofline.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 namespace opbench::reports {
@@ -27,6 +29,17 @@ SmRate sm_rate(const DeviceInfo& d, DType t, bool tf32) {
       return {simt32, "fp32 SIMT FMA"};
     default: return {};  // fp64 and integer peaks are not modelled
   }
+}
+
+// The rate of an op reading bytes - bytes_written and writing bytes_written, from the two sweeps' rates.
+double combined_gbps(double read, double copy, double bytes, double bytes_written) {
+  const bool split_known = bytes_written > 0 && bytes_written <= bytes;
+  // Seconds per GB written, as the copy implies; a read sweep under half the copy rate would make it
+  // negative (the sweeps disagree), and then the copy alone is the roof.
+  const double write_cost = read > 0 ? 2 / copy - 1 / read : 0;
+  if (!split_known || read <= 0 || write_cost <= 0) return copy;
+  const double r = bytes - bytes_written, w = bytes_written;
+  return bytes / (r / read + w * write_cost);
 }
 
 }  // namespace
@@ -64,18 +77,26 @@ const GemmRoof* measured_gemm(const DeviceInfo& d, DType t, bool tf32) {
 }
 
 MemoryRoof memory_roof(const DeviceInfo& d, double bytes, double bytes_written) {
-  const double copy = d.measured_copy_gbps, read = d.measured_read_gbps;
-  if (copy <= 0) {
+  if (d.measured_copy_gbps <= 0) {
     if (d.theoretical_gbps > 0) return {d.theoretical_gbps, RoofBasis::datasheet};
     return {};
   }
-  const bool split_known = bytes_written > 0 && bytes_written <= bytes;
-  // Seconds per GB written, as the copy implies; a read sweep under half the copy rate would make it
-  // negative (the sweeps disagree), and then the copy alone is the roof.
-  const double write_cost = read > 0 ? 2 / copy - 1 / read : 0;
-  if (!split_known || read <= 0 || write_cost <= 0) return {copy, RoofBasis::measured};
-  const double r = bytes - bytes_written, w = bytes_written;
-  return {bytes / (r / read + w * write_cost), RoofBasis::measured};
+  return {combined_gbps(d.measured_read_gbps, d.measured_copy_gbps, bytes, bytes_written), RoofBasis::measured};
+}
+
+MemoryRoof memory_roof_at_size(const DeviceInfo& d, double bytes, double bytes_written) {
+  const std::vector<RoofPoint>& c = d.roof_curve;
+  if (c.empty() || bytes < c.front().bytes || c.front().bytes <= 0) return {};
+  std::size_t i = 1;
+  while (i < c.size() && c[i].bytes < bytes) ++i;
+  RoofPoint at = c.back();
+  if (i < c.size()) {
+    const RoofPoint &lo = c[i - 1], &hi = c[i];
+    const double t = hi.bytes > lo.bytes ? std::log(bytes / lo.bytes) / std::log(hi.bytes / lo.bytes) : 0;
+    at = {bytes, lo.read_gbps + t * (hi.read_gbps - lo.read_gbps), lo.copy_gbps + t * (hi.copy_gbps - lo.copy_gbps)};
+  }
+  if (at.copy_gbps <= 0) return {};
+  return {combined_gbps(at.read_gbps, at.copy_gbps, bytes, bytes_written), RoofBasis::measured};
 }
 
 ComputeRoof compute_roof(const DeviceInfo& d, DType t, bool tf32) {
@@ -88,6 +109,7 @@ ComputeRoof compute_roof(const DeviceInfo& d, DType t, bool tf32) {
 Placement place(const RunContext& c, const ProblemResult& p) {
   Placement pl;
   pl.memory = memory_roof(c.device, p.bytes, p.bytes_written);
+  pl.memory_at_size = memory_roof_at_size(c.device, p.bytes, p.bytes_written);
   pl.compute = compute_roof(c.device, p.dtype, c.tf32);
   if (p.bytes > 0) pl.intensity = p.flops / p.bytes;
   if (pl.memory.gbps > 0 && pl.compute.tflops > 0) pl.ridge = pl.compute.tflops * 1e12 / (pl.memory.gbps * 1e9);

@@ -52,12 +52,18 @@ struct ComputeRoof {
 };
 
 MemoryRoof memory_roof(const DeviceInfo& d, double bytes, double bytes_written);
+// The same roof at the problem's own size (DeviceInfo::roof_curve: both sweeps measured at sizes from 1 MB up):
+// each sweep's GB/s interpolated between the two measured sizes around `bytes`, linearly in log(bytes), then
+// combined as above. What a streaming kernel reaches moving this many bytes from a clean cold L2, ramp-up and
+// drain included. Unknown (gbps 0) without a curve or below its smallest size; the largest size's beyond it.
+MemoryRoof memory_roof_at_size(const DeviceInfo& d, double bytes, double bytes_written);
 ComputeRoof compute_roof(const DeviceInfo& d, DType t, bool tf32);
 
 // Where one problem stands: its intensity, its roofs and the bound they give (before timing).
 struct Placement {
   std::optional<double> intensity;  // FLOPs / bytes; absent when the bytes are unknown
   MemoryRoof memory;
+  MemoryRoof memory_at_size;  // memory_roof_at_size: the memory roof at the problem's own size
   ComputeRoof compute;
   std::optional<double> ridge;      // FLOP/B where the roofs meet; absent when either is unknown
   std::optional<Bound> roof_bound;  // memory or compute by the roofline; absent when it cannot be told

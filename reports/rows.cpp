@@ -49,6 +49,8 @@ ImplRow impl_row(const RunContext& c, const ProblemResult& p, const Placement& p
   // the launch floor keeps it.
   if (pl.roof_bound == Bound::compute && m.tflops) m.pct_of_roof = 100.0 * *m.tflops / pl.compute.tflops;
   if (pl.roof_bound == Bound::memory && m.gbps) m.pct_of_roof = 100.0 * *m.gbps / pl.memory.gbps;
+  if (pl.roof_bound == Bound::memory && m.gbps && pl.memory_at_size.gbps > 0)
+    m.pct_of_size_roof = 100.0 * *m.gbps / pl.memory_at_size.gbps;
   if (m.time_ms < kLaunchFloorMs) m.bound = Bound::launch;
   else m.bound = pl.roof_bound;
   return m;

@@ -34,6 +34,7 @@ struct ImplRow {
   std::optional<double> tflops;               // flops / time (problems with flops only)
   std::optional<double> pct_of_peak;          // of the datasheet peak for the dtype
   std::optional<double> pct_of_roof;          // of the roof that bounds it (memory or compute, roofline.hpp)
+  std::optional<double> pct_of_size_roof;     // memory-bound: of the memory roof at the problem's own size
   std::optional<double> inference_speed;      // calls per second: 1000 / time_ms
   std::optional<Bound> bound;                 // timed rows only: launch below the floor, else the roofline's
   std::optional<Grade> grade;                 // the framework row only: LibTorch is the baseline

@@ -205,8 +205,10 @@ def draw_bandwidth(report, out_dir):
     ncols = 2 if len(cats) > 1 else 1
     nrows = math.ceil(len(cats) / ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=(6.2 * ncols, 4.0 * nrows), squeeze=False)
+    by_size = roofs.get("by_size") or []
     top = max([r["throughput_gbps"] for rs in by_cat.values() for r in rs] +
-              [v for v in roofs.values() if v]) * 1.08
+              [roofs[k] for k, *_ in MEMORY_ROOFS if roofs.get(k)] +
+              [p[k] for p in by_size for k in ("copy_gbps", "read_gbps")]) * 1.08
     dtypes = sorted({r["dtype"] for rs in by_cat.values() for r in rs})
     for ax, cat in zip(axes.flat, cats):
         for impl in ("torch", "framework"):  # the framework drawn last, on top
@@ -219,6 +221,10 @@ def draw_bandwidth(report, out_dir):
                            marker="o", facecolors=c if fw else "none", edgecolors=c, linewidths=0.8, alpha=0.75,
                            zorder=3)
         draw_memory_roofs(ax, roofs, horizontal=True)
+        for key, style in (("copy_gbps", "-"), ("read_gbps", "--")):  # the same sweeps at smaller sizes
+            if by_size:
+                ax.plot([p["bytes"] for p in by_size], [p[key] for p in by_size], linestyle=style, color=SIZE_ROOF_COLOR,
+                        linewidth=1.0, zorder=2)
         ax.set_xscale("log")
         sizes = [r["bytes"] for r in by_cat[cat]]
         # At least two decades, so that a narrow range still reads as sizes on a log axis.
@@ -244,6 +250,8 @@ def draw_bandwidth(report, out_dir):
     handles += [Line2D([], [], marker="o", linestyle="", markerfacecolor="none", color="#555555",
                        label="LibTorch (hollow)")]
     handles += memory_roof_handles(roofs)
+    if by_size:
+        handles += [Line2D([], [], linestyle="-", color=SIZE_ROOF_COLOR, label="copy / read (dashed) sweep at each size")]
     fig.suptitle(f"Achieved bandwidth vs problem size, {report['context']['system']['name']}", fontsize=11)
     legend_below(fig, handles, suptitle=True)
     save(fig, out_dir, "bandwidth.png")
@@ -252,9 +260,11 @@ def draw_bandwidth(report, out_dir):
             "caption": "Achieved GB/s against the bytes each problem moves, per category (framework filled, "
                        "LibTorch hollow, coloured by dtype), under the measured copy roof (solid), the measured "
                        "read-only roof (dashed; the roof of ops that only read) and the theoretical bandwidth "
-                       f"(dotted).{note}"}
+                       "(dotted); in red, the same two sweeps timed at smaller sizes, what a streaming kernel reaches "
+                       f"moving that many bytes from a cold L2.{note}"}
 
 
+SIZE_ROOF_COLOR = "#c0392b"
 MEMORY_ROOFS = (("copy_gbps", "measured copy", "-", "#222222"), ("read_gbps", "measured read", "--", "#555555"),
                 ("theoretical_gbps", "theoretical", ":", "#999999"))
 

@@ -179,6 +179,29 @@ TEST_F(Timing, RoofsAreBelowTheTheoreticalPeak) {
   EXPECT_LT(read, 1.02 * d.theoretical_gbps);
 }
 
+// The curve a run measures at start: ascending sizes from 1 MB up to below the roofs' own, every rate
+// under the theoretical peak (the copy's may pass its roof a little: its writes can still be in L2 at its
+// end), and a cold start costing a small sweep more of its time than a large one.
+TEST_F(Timing, RoofsBySizeRiseTowardsTheRoofs) {
+  const DeviceInfo d = query_device();
+  const std::vector<double> sizes = roof_curve_sizes(*res_);
+  ASSERT_GE(sizes.size(), 2u);
+  EXPECT_EQ(sizes.front(), 1e6);
+  EXPECT_LT(sizes.back(), double(roof_sweep_bytes(*res_)));
+  for (std::size_t i = 1; i < sizes.size(); ++i) EXPECT_GT(sizes[i], sizes[i - 1]);
+  const std::vector<RoofPoint> c = measure_roofs_at({4e6, 256e6}, *res_, s_);
+  ASSERT_EQ(c.size(), 2u);
+  for (const RoofPoint& p : c) {
+    std::printf("%.0f MB: read %.0f GB/s, copy %.0f GB/s\n", p.bytes / 1e6, p.read_gbps, p.copy_gbps);
+    EXPECT_GT(p.read_gbps, 0);
+    EXPECT_GT(p.copy_gbps, 0);
+    EXPECT_LT(p.read_gbps, 1.02 * d.theoretical_gbps);
+    EXPECT_LT(p.copy_gbps, 1.1 * d.theoretical_gbps);
+  }
+  EXPECT_LT(c[0].read_gbps, 0.9 * c[1].read_gbps);
+  EXPECT_LT(c[0].copy_gbps, 0.9 * c[1].copy_gbps);
+}
+
 TEST_F(Timing, CuptiTimerReadsTheKernelWithoutTheEventFloor) {
   if (res_->device_timer() != DeviceTimer::cupti) GTEST_SKIP() << res_->device_timer_text();
   TimingResources events(DeviceTimer::events);

@@ -200,6 +200,39 @@ TEST(Roofline, MemoryRoofFollowsTheBytesWritten) {
   EXPECT_DOUBLE_EQ(memory_roof(d, 1e9, 1.0).gbps, 3000);
 }
 
+TEST(Roofline, MemoryRoofAtSizeInterpolatesTheMeasuredCurve) {
+  DeviceInfo d = h100();
+  d.measured_copy_gbps = 3000, d.measured_read_gbps = 3200;
+  // Unmeasured: unknown, not the roof.
+  EXPECT_EQ(memory_roof_at_size(d, 64e6, 1.0).gbps, 0);
+  d.roof_curve = {{16e6, 1600, 1500}, {64e6, 2800, 2600}, {400e6, 3200, 3000}};
+  // At a measured size: that size's sweeps, combined by the bytes written as the roof is.
+  EXPECT_NEAR(memory_roof_at_size(d, 64e6, 1.0).gbps, 2800, 1e-3);       // a reduction: the read sweep
+  EXPECT_NEAR(memory_roof_at_size(d, 64e6, 32e6).gbps, 2600, 1e-9);      // as much written as read: the copy
+  EXPECT_NEAR(memory_roof_at_size(d, 400e6, 400e6 / 3).gbps, memory_roof(d, 400e6, 400e6 / 3).gbps, 1e-9);
+  // Between two sizes, linear in log(bytes): 32 MB is halfway from 16 to 64 MB.
+  EXPECT_NEAR(memory_roof_at_size(d, 32e6, 1.0).gbps, 2200, 1e-3);
+  EXPECT_NEAR(memory_roof_at_size(d, 32e6, 16e6).gbps, 2050, 1e-9);
+  // Below the smallest size: unknown; beyond the largest: the largest's.
+  EXPECT_EQ(memory_roof_at_size(d, 8e6, 1.0).gbps, 0);
+  EXPECT_NEAR(memory_roof_at_size(d, 1e9, 1.0).gbps, 3200, 1e-3);
+  EXPECT_EQ(memory_roof_at_size(d, 1e9, 1.0).basis, RoofBasis::measured);
+}
+
+TEST(Rows, PercentOfTheRoofAtTheProblemsSize) {
+  // 64e6 bytes (nothing written known: the copy) in 0.032 ms = 2000 GB/s; the copy sweep reaches 2500 there.
+  ProblemResult p = problem("add", Category{"element"}, SizeClass::large, 0.032, 0.032, 64e6);
+  RunContext c;
+  c.device = h100();
+  EXPECT_FALSE(row_of(p, ImplKind::framework, c).pct_of_size_roof);  // no curve measured
+  c.device.roof_curve = {{16e6, 1600, 1500}, {64e6, 2800, 2500}, {400e6, 3200, 2000}};
+  const ImplRow m = row_of(p, ImplKind::framework, c);
+  EXPECT_DOUBLE_EQ(*m.pct_of_roof, 100);  // h100()'s copy roof is 2000 GB/s
+  EXPECT_NEAR(*m.pct_of_size_roof, 80, 1e-9);
+  p.flops = 64e6 * 1000;  // compute-bound: no memory figure at its size
+  EXPECT_FALSE(row_of(p, ImplKind::framework, c).pct_of_size_roof);
+}
+
 TEST(Roofline, ComputeRoofPrefersTheMeasuredGemm) {
   DeviceInfo d = h100();
   EXPECT_EQ(compute_roof(d, DType::f16, false).basis, RoofBasis::datasheet);
@@ -377,6 +410,13 @@ TEST(Recommendations, LowBandwidthOnlyAtLargeSizesAndMemoryBound) {
             std::string::npos)
       << r->items[0];
   EXPECT_NE(r->items[0].find("LibTorch 1000.0 GB/s"), std::string::npos);
+  EXPECT_EQ(r->items[0].find("at its size"), std::string::npos);  // no curve measured
+  RunResults curved = run({problem("add", Category{"element"}, SizeClass::very_large, 1.0, 1.0, 1e9)});
+  curved.context.device.roof_curve = {{16e6, 1600, 1500}, {400e6, 2500, 2000}};
+  s = summary_of(curved);
+  r = find_rec(s, "Low bandwidth");
+  ASSERT_NE(r, nullptr);
+  EXPECT_NE(r->items[0].find("= 50.0% of its roof (2000.0 GB/s), 50.0% at its size"), std::string::npos) << r->items[0];
   s = summary_of(run({problem("add", Category{"element"}, SizeClass::medium, 1.0, 1.0, 1e9)}));
   EXPECT_EQ(find_rec(s, "Low bandwidth"), nullptr);
   ProblemResult mm = problem("matmul", Category{"matmul"}, SizeClass::large, 1.0, 1.0, 1e9, {4096, 4096}, DType::f16);

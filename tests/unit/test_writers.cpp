@@ -80,6 +80,7 @@ RunResults small_run() {
   d.measured_copy_gbps = 3010.5;
   d.measured_read_gbps = 3190.25;
   d.measured_gemm = {{DType::f16, false, 800.5, "cuBLAS 8192x8192x8192, median of 20"}};
+  d.roof_curve = {{4e6, 1300.5, 850.25}, {64e6, 2900.5, 3050.75}, {256e6, 3150.5, 3000.5}, {400e6, 3190.25, 3010.5}};
   d.driver_version = "580.65.06", d.runtime_version = "13.0", d.cublas_version = "13.0.0";
   d.cudnn_version = "9.19.0", d.torch_version = "2.11.0";
   r.context.l2_flush = "write then read a 100 MB buffer";
@@ -268,6 +269,11 @@ TEST(Json, RecordFields) {
   EXPECT_GT(roof, 3010.5);   // reads outnumber writes: above the copy...
   EXPECT_LT(roof, 3190.25);  // ...below the read-only sweep
   EXPECT_DOUBLE_EQ(add.at("pct_of_roof").get<double>(), 100 * add.at("throughput_gbps").get<double>() / roof);
+  // And against the same roof at its own size (201 MB: between the 64 and 256 MB points of the curve).
+  const double at_size = add.at("size_roof_gbps").get<double>();
+  EXPECT_GT(at_size, 3000.5);
+  EXPECT_LT(at_size, 3150.5);
+  EXPECT_DOUBLE_EQ(add.at("pct_of_size_roof").get<double>(), 100 * add.at("throughput_gbps").get<double>() / at_size);
   // What a comparison of two runs reads.
   const auto& ts = add.at("time_stats");
   for (const char* k : {"min", "q1", "median", "q3", "max", "samples", "samples_ms", "sm_clock_mhz",
@@ -278,6 +284,8 @@ TEST(Json, RecordFields) {
   EXPECT_EQ(ctx.at("l2_flush"), "write then read a 100 MB buffer");
   EXPECT_TRUE(ctx.contains("read_roof_gbps"));
   EXPECT_EQ(ctx.at("roofs").at("memory").at("read_gbps"), 3190.25);
+  EXPECT_EQ(ctx.at("roofs").at("memory").at("by_size").size(), 4u);
+  EXPECT_EQ(ctx.at("roofs").at("memory").at("by_size").at(1).at("copy_gbps"), 3050.75);
   EXPECT_EQ(ctx.at("grades").at(0).at("min_speedup"), goal_speedup());  // the charts read the thresholds here
   // Each implementation has its own verdict.
   EXPECT_TRUE(j.at("results").at(1).at("verification").at("checked"));
@@ -323,6 +331,9 @@ TEST(Json, RoundTrip) {
   EXPECT_EQ(mm.impls[0].real->median_ms, 0.1850);
   ASSERT_EQ(back.context.device.measured_gemm.size(), 1u);
   EXPECT_EQ(back.context.device.measured_gemm[0].tflops, 800.5);
+  ASSERT_EQ(back.context.device.roof_curve.size(), 4u);
+  EXPECT_EQ(back.context.device.roof_curve[2].bytes, 256e6);
+  EXPECT_EQ(back.context.device.roof_curve[2].read_gbps, 3150.5);
   EXPECT_EQ(back.problems[3].framework_verify().first_mismatch, "index 17: got 1.5, expected 1.25");
   EXPECT_EQ(back.problems[3].impls[0].status, Status::incorrect);
   EXPECT_THROW(from_json(nlohmann::json{{"schema_version", 99}}), std::runtime_error);
