@@ -29,7 +29,7 @@ struct GemmRoof {
 struct RoofPoint {
   double bytes = 0;      // moved: read by the sweep; half read, half written by the copy
   double read_gbps = 0;  // the read sweep over `bytes`
-  double copy_gbps = 0;  // a device-to-device copy of bytes / 2, counting bytes read + written
+  double copy_gbps = 0;  // a copy kernel moving bytes / 2 (launch_copy_sweep), counting bytes read + written
 };
 
 struct DeviceInfo {

@@ -118,10 +118,8 @@ std::vector<RoofPoint> measure_roofs_at(const std::vector<double>& sizes, Timing
     OPBENCH_CUDA_CHECK(cudaMemsetAsync(src.get(), 1, bytes, s));
     const std::vector<Measurement> m = measure(
         {[&](cudaStream_t st) { launch_read_sweep(src.get(), bytes, sink.get(), res.sm_count(), st); },
-         [&](cudaStream_t st) {
-           OPBENCH_CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.get(), bytes / 2, cudaMemcpyDeviceToDevice, st));
-         }},
-        c, res, s, {"read sweep", "copy"});
+         [&](cudaStream_t st) { launch_copy_sweep(src.get(), dst.get(), bytes / 2, res.sm_count(), st); }},
+        c, res, s, {"read sweep", "copy sweep"});
     if (!m[0].pure || m[0].pure->median_ms <= 0 || !m[1].pure || m[1].pure->median_ms <= 0)
       throw std::runtime_error("the bandwidth roofs could not be timed at " + std::to_string(bytes) + " bytes");
     out.push_back({double(bytes), double(bytes) / (m[0].pure->median_ms * 1e-3) / 1e9,
