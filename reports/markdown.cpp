@@ -64,7 +64,7 @@ std::string roof_curve_text(const DeviceInfo& d) {
   std::string s;
   for (const RoofPoint& p : d.roof_curve) {
     const double mb = p.bytes / 1e6, l = std::log2(mb);
-    if (std::abs(l - std::round(l)) > 1e-6 || &p == &d.roof_curve.back()) continue;
+    if (std::abs(l - std::round(l)) > 1e-6) continue;
     s += fmt::format("{}{:.0f} MB {:.0f}% / {:.0f}%", s.empty() ? "" : ", ", mb, 100 * p.read_gbps / d.measured_read_gbps,
                      100 * p.copy_gbps / d.measured_copy_gbps);
   }

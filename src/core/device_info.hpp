@@ -35,7 +35,7 @@ double measure_read_gbps();
 // The read sweep and a copy kernel of the same grid and loads (launch_copy_sweep: cudaMemcpyAsync, the copy
 // roof's call, changes its method with the size) at each size in `bytes` (bytes moved, ascending or not), timed
 // in turns as the roofs are: what a streaming kernel reaches at a problem's own size. roof_curve_sizes: the sizes a run measures, two a
-// factor of two from 1 MB up to below the roofs' own size (1, 1.5, 2, 3, 4, 6 ... MB).
+// factor of two from 1 MB up to the roofs' own size, which closes the list (1, 1.5, 2, 3, 4, 6 ... MB).
 std::vector<RoofPoint> measure_roofs_at(const std::vector<double>& bytes, TimingResources& res, cudaStream_t s);
 std::vector<double> roof_curve_sizes(const TimingResources& res);
 

@@ -81,8 +81,6 @@ RunContext describe(const Options& opt, const Registry& reg, const std::vector<P
   ctx.device.measured_copy_gbps = measure_copy_gbps(timing, stream);
   ctx.device.measured_read_gbps = measure_read_gbps(timing, stream);
   ctx.device.roof_curve = measure_roofs_at(roof_curve_sizes(timing), timing, stream);
-  ctx.device.roof_curve.push_back({double(roof_sweep_bytes(timing)), ctx.device.measured_read_gbps,
-                                   ctx.device.measured_copy_gbps});
   std::vector<DType> dtypes;
   for (const Problem& p : problems)
     if (std::find(dtypes.begin(), dtypes.end(), p.dtype) == dtypes.end()) dtypes.push_back(p.dtype);
