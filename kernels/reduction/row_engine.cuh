@@ -510,27 +510,15 @@ __global__ void __launch_bounds__(kBlock, VPL == 1 ? 5 : 4) row_short_kernel(con
   // The warp's lanes loop together (the shuffles need all 32): until its first group runs out of rows.
   const int64_t g_warp = int64_t(blockIdx.x) * per_block + int(threadIdx.x & ~31u) / group;
   const int64_t g_mine = int64_t(blockIdx.x) * per_block + int(threadIdx.x) / group;
-  // With one vector a lane, the next step's loads are issued before this step's reductions, so that a step's
-  // shuffles and exps run while the next rows are on their way. With two, a second buffer spills the bf16
-  // reducers (64 registers at four blocks an SM), and each step loads its own rows.
-  constexpr bool kAhead = VPL == 1;
-  auto load = [&](Vec(&dst)[ROWS][VPL], int64_t r0) {
+  for (int64_t step = 0; (g_warp + step) * ROWS < rows; step += groups) {
+    const int64_t r0 = (g_mine + step) * ROWS;
+    Vec raw[ROWS][VPL];
 #pragma unroll
     for (int k = 0; k < ROWS; ++k)
 #pragma unroll
       for (int v = 0; v < VPL; ++v)
         if (r0 + k < rows && t + v * group < nvec)
-          dst[k][v] = reinterpret_cast<const Vec*>(x + (r0 + k) * cols)[t + v * group];
-  };
-  Vec raw[ROWS][VPL];
-  if constexpr (kAhead) load(raw, g_mine * ROWS);
-  for (int64_t step = 0; (g_warp + step) * ROWS < rows; step += groups) {
-    const int64_t r0 = (g_mine + step) * ROWS;
-    Vec next[ROWS][VPL];
-    if constexpr (kAhead)
-      load(next, r0 + groups * ROWS);
-    else
-      load(raw, r0);
+          raw[k][v] = reinterpret_cast<const Vec*>(x + (r0 + k) * cols)[t + v * group];
 #pragma unroll
     for (int k = 0; k < ROWS; ++k) {
       const int64_t r = r0 + k;
@@ -544,12 +532,6 @@ __global__ void __launch_bounds__(kBlock, VPL == 1 ? 5 : 4) row_short_kernel(con
         }
       st = group_allreduce(st, comb, group);
       if (t == 0 && r < rows) red.write(r, st);
-    }
-    if constexpr (kAhead) {
-#pragma unroll
-      for (int k = 0; k < ROWS; ++k)
-#pragma unroll
-        for (int v = 0; v < VPL; ++v) raw[k][v] = next[k][v];
     }
   }
 }
