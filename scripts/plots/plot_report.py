@@ -221,10 +221,9 @@ def draw_bandwidth(report, out_dir):
                            marker="o", facecolors=c if fw else "none", edgecolors=c, linewidths=0.8, alpha=0.75,
                            zorder=3)
         draw_memory_roofs(ax, roofs, horizontal=True)
-        for key, style in (("copy_gbps", "-"), ("read_gbps", "--")):  # the same sweeps at smaller sizes
-            if by_size:
-                ax.plot([p["bytes"] for p in by_size], [p[key] for p in by_size], linestyle=style, color=SIZE_ROOF_COLOR,
-                        linewidth=1.0, zorder=2)
+        for key, style in (("copy_gbps", "-"), ("read_gbps", "--")) if by_size else ():  # the sweeps at each size
+            ax.plot([p["bytes"] for p in by_size], [p[key] for p in by_size], linestyle=style, color=SIZE_ROOF_COLOR,
+                    linewidth=1.0, zorder=2)
         ax.set_xscale("log")
         sizes = [r["bytes"] for r in by_cat[cat]]
         # At least two decades, so that a narrow range still reads as sizes on a log axis.
