@@ -183,6 +183,11 @@ __device__ __forceinline__ void mbar_arrive_cluster(uint32_t bar, uint32_t cta) 
       "r"(cta)
       : "memory");
 }
+// Fetches a tensor map (a __grid_constant__ parameter) into the TMA unit's descriptor cache ahead of its first
+// copy, which would otherwise wait for it.
+__device__ __forceinline__ void prefetch_tensormap(const CUtensorMap* map) {
+  asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
+}
 __device__ __forceinline__ void tma_load(uint32_t dst, const CUtensorMap* map, uint32_t bar, int c0, int c1,
                                          int c2) {
   asm volatile(
@@ -334,6 +339,11 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
   if constexpr (E == Epi::partial) allow_dependents();
 
   if (threadIdx.x == 0) {
+    // The maps' fetch overlaps the barriers' set-up (the producer's first load is this thread's).
+    prefetch_tensormap(&tmA);
+    prefetch_tensormap(&tmB);
+    if (B_NK && CL == 1 && p.b_tail_rows > 0) prefetch_tensormap(&tmBt);
+    if (has_tma_store<Cfg, E, A_MN>() && p.tma_store) prefetch_tensormap(&tmC);
     for (int s = 0; s < STAGES; ++s) {
       mbar_init(full(s), 1);
       mbar_init(empty(s), NC * CL);
