@@ -64,12 +64,17 @@ std::size_t roof_sweep_bytes(const TimingResources& res) {
 
 namespace {
 
-// The median time of `launch`, timed like an op (pure, clean cold L2) at the default precision.
-double roof_median_ms(const Launch& launch, TimingResources& res, cudaStream_t s) {
+// How every roof is timed: like an op (pure, clean cold L2) at the default precision.
+TimingConfig roof_timing() {
   TimingConfig c;
   c.pure = true;
   c.l2_cold = true;
-  const std::vector<Measurement> m = measure({launch}, c, res, s);
+  return c;
+}
+
+// The median time of `launch`, timed as the roofs are.
+double roof_median_ms(const Launch& launch, TimingResources& res, cudaStream_t s) {
+  const std::vector<Measurement> m = measure({launch}, roof_timing(), res, s);
   if (!m[0].pure || m[0].pure->median_ms <= 0)
     throw std::runtime_error("the bandwidth roof could not be timed: no sample was kept");
   return m[0].pure->median_ms;
@@ -96,21 +101,15 @@ double measure_copy_gbps(TimingResources& res, cudaStream_t s) {
   return 2.0 * double(bytes) / (ms * 1e-3) / 1e9;  // read + written
 }
 
+// The read roof is the read sweep's point at the roofs' own size: one timing of the sweep for both.
 double measure_read_gbps(TimingResources& res, cudaStream_t s) {
-  const std::size_t bytes = roof_sweep_bytes(res);
-  DeviceBuffer src(bytes), sink(read_sweep_sink_bytes(res.sm_count()));
-  OPBENCH_CUDA_CHECK(cudaMemsetAsync(src.get(), 1, bytes, s));
-  const double ms = roof_median_ms(
-      [&](cudaStream_t st) { launch_read_sweep(src.get(), bytes, sink.get(), res.sm_count(), st); }, res, s);
-  return double(bytes) / (ms * 1e-3) / 1e9;
+  return measure_roofs_at({double(roof_sweep_bytes(res))}, res, s).at(0).read_gbps;
 }
 
 std::vector<RoofPoint> measure_roofs_at(const std::vector<double>& sizes, TimingResources& res, cudaStream_t s) {
   std::vector<RoofPoint> out;
   DeviceBuffer sink(read_sweep_sink_bytes(res.sm_count()));
-  TimingConfig c;
-  c.pure = true;
-  c.l2_cold = true;
+  const TimingConfig c = roof_timing();
   for (double size : sizes) {
     // 32-byte multiples: 16-byte loads for the sweep, two 16-byte-aligned halves for the copy.
     const std::size_t bytes = std::max<std::size_t>(std::size_t(size) / 32 * 32, 32);

@@ -24,7 +24,7 @@ DeviceInfo query_device();
 //  - copy: a cudaMemcpyAsync device-to-device copy of a buffer of 8x the L2 size (at least 256 MiB),
 //    counting bytes read + written;
 //  - read: a read-only sweep of such a buffer with 16-byte loads (l2_flush.hpp's sweep kernel), the
-//    roof of ops that only read (reductions, losses).
+//    roof of ops that only read (reductions, losses): measure_roofs_at's read point at that size.
 // The overloads taking resources and a stream reuse a session's; the others make their own.
 std::size_t roof_sweep_bytes(const TimingResources& res);  // the size both roofs are measured at
 double measure_copy_gbps(TimingResources& res, cudaStream_t s);
