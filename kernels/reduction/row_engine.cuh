@@ -149,12 +149,16 @@ __device__ __forceinline__ S warp_allreduce(S s, F combine) {
   return s;
 }
 
-// The same within aligned groups of `width` lanes (a power of two <= 32, uniform across the warp).
+// The same within aligned groups of `width` lanes (a power of two <= 32, uniform across the warp; every lane
+// of the warp calls it). Every step shuffles and only the combine depends on the width: a shuffle under a test
+// the compiler cannot prove uniform is compiled as a collective (BSSY, WARPSYNC, ENDCOLLECTIVE around each).
 template <class S, class F>
 __device__ __forceinline__ S group_allreduce(S s, F combine, int width) {
 #pragma unroll
-  for (int m = 16; m > 0; m >>= 1)
-    if (m < width) s = combine(s, shfl_xor_state(s, m));
+  for (int m = 16; m > 0; m >>= 1) {
+    const S o = shfl_xor_state(s, m);
+    if (m < width) s = combine(s, o);
+  }
   return s;
 }
 
@@ -310,12 +314,16 @@ __device__ __forceinline__ float lse_value(const LseState& st) {
 __device__ __forceinline__ LseState lse_allreduce_lanes(LseState st, int width) {
   float mx = st.m;
 #pragma unroll
-  for (int k = 16; k > 0; k >>= 1)
-    if (k < width) mx = max_nan(mx, __shfl_xor_sync(0xffffffffu, mx, k));
+  for (int k = 16; k > 0; k >>= 1) {  // every step shuffles, as group_allreduce's
+    const float o = __shfl_xor_sync(0xffffffffu, mx, k);
+    if (k < width) mx = max_nan(mx, o);
+  }
   float sum = mx == -INFINITY ? 0.f : st.s * __expf(st.m - mx);
 #pragma unroll
-  for (int k = 16; k > 0; k >>= 1)
-    if (k < width) sum += __shfl_xor_sync(0xffffffffu, sum, k);
+  for (int k = 16; k > 0; k >>= 1) {
+    const float o = __shfl_xor_sync(0xffffffffu, sum, k);
+    if (k < width) sum += o;
+  }
   return {mx, sum};
 }
 // The lane merges of an LseState (found by argument-dependent lookup from the generic kernels, whose
