@@ -150,8 +150,9 @@ __device__ __forceinline__ S warp_allreduce(S s, F combine) {
 }
 
 // The same within aligned groups of `width` lanes (a power of two <= 32, uniform across the warp; every lane
-// of the warp calls it). Every step shuffles and only the combine depends on the width: a shuffle under a test
-// the compiler cannot prove uniform is compiled as a collective (BSSY, WARPSYNC, ENDCOLLECTIVE around each).
+// of the warp calls it). Every step shuffles and only the combine depends on the width: with the shuffles
+// under the width test the short-row reductions were up to 4.5% slower (H100, bench_ops A/B: sum_last bf16
+// 256^3 13.6 -> 13.0 us; notes/performance.md, twenty-fourth round).
 template <class S, class F>
 __device__ __forceinline__ S group_allreduce(S s, F combine, int width) {
 #pragma unroll
