@@ -45,7 +45,12 @@ struct ArgMaxWrite : ArgMaxOps {
 template <class T>
 struct LseWrite : LseOps {
   T* out;
-  __device__ void write(int64_t row, const State& st) const { out[row] = from_float<T>(lse_value(st)); }
+  // A max of +inf (no NaN: that is m = NaN) gives +inf, as LibTorch's logsumexp; the sum is NaN then
+  // (inf - inf). softmax, log_softmax and cross_entropy keep NaN there, as LibTorch's do (H100: [inf, 1]
+  // gives NaN from each of them).
+  __device__ void write(int64_t row, const State& st) const {
+    out[row] = from_float<T>(st.m == INFINITY ? st.m : lse_value(st));
+  }
 };
 
 struct RowReducers {  // for with_reducer (kind_dispatch.cuh)

@@ -1,0 +1,157 @@
+// Row reductions on rows holding NaN and infinities, against LibTorch on the same CUDA tensor: the
+// framework's sum, max, min, argmax and logsumexp over the last dim (fw::reduce_last), in fp32, fp16
+// and bf16, on row lengths that take each of the row engine's kernels (the short-row kernel with 8..32
+// lanes a row, a warp a row with two vectors a lane, the streaming kernel, the split kernel). The
+// benchmark's own check draws finite inputs only; this is where NaN propagation, infinite maxima and
+// rows of -inf are held to LibTorch's answers: NaN exactly where LibTorch gives NaN, the same infinity,
+// the same index, finite values within the output dtype's rounding. Skipped, with the reason, without a
+// GPU.
+#include <ATen/ATen.h>
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "kernels/reduction/reduction.hpp"
+#include "tests/gpu/gpu_skip.hpp"
+
+namespace {
+
+using opbench::DType;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr int kPatterns = 11;
+
+// Row r holds pattern r % kPatterns, at positions p and q that move from row to row (first, last, inside a
+// 16-byte vector or across two).
+std::vector<double> special_rows(int64_t rows, int64_t cols) {
+  std::mt19937_64 gen(uint64_t(rows * 1000003 + cols));
+  std::uniform_real_distribution<double> u(-3.0, 3.0);
+  std::vector<double> x(std::size_t(rows * cols));
+  for (int64_t r = 0; r < rows; ++r) {
+    double* row = x.data() + r * cols;
+    for (int64_t c = 0; c < cols; ++c) row[c] = u(gen);
+    const int64_t p = (r * 7919 + 13) % cols;
+    int64_t q = (r * 104729 + 5) % cols;
+    if (q == p && cols > 1) q = (p + 1) % cols;
+    switch (r % kPatterns) {
+      case 0: break;  // finite
+      case 1: row[p] = kNaN; break;
+      case 2:  // a whole 16-byte vector's worth of NaN (8 16-bit or 4+4 fp32 elements)
+        for (int64_t c = p & ~int64_t(7); c < std::min(cols, (p & ~int64_t(7)) + 8); ++c) row[c] = kNaN;
+        break;
+      case 3: row[p] = kInf; break;
+      case 4: row[p] = -kInf; break;
+      case 5: for (int64_t c = 0; c < cols; ++c) row[c] = -kInf; break;
+      case 6: row[p] = kInf; row[q] = -kInf; break;
+      case 7: for (int64_t c = 0; c < cols; ++c) row[c] = kNaN; break;
+      case 8: row[p] = kInf; row[q] = kNaN; break;
+      case 9: row[p] = kInf; row[q] = kInf; break;  // ties at +inf: argmax takes the first
+      case 10: for (int64_t c = 0; c < cols; ++c) row[c] = kInf; break;
+    }
+  }
+  return x;
+}
+
+at::ScalarType scalar_type(DType dt) {
+  return dt == DType::f32 ? at::kFloat : dt == DType::f16 ? at::kHalf : at::kBFloat16;
+}
+
+// Relative rounding of one output value in dt (half an ulp, doubled for the two roundings compared).
+double out_eps(DType dt) { return dt == DType::f32 ? 1e-5 : dt == DType::f16 ? 2.0 / 1024 : 2.0 / 128; }
+
+struct Case {
+  fw::ReduceKind kind;
+  const char* name;
+};
+const Case kCases[] = {{fw::ReduceKind::sum, "sum"},
+                       {fw::ReduceKind::max, "max"},
+                       {fw::ReduceKind::min, "min"},
+                       {fw::ReduceKind::argmax, "argmax"},
+                       {fw::ReduceKind::logsumexp, "logsumexp"}};
+
+at::Tensor torch_reduce(fw::ReduceKind kind, const at::Tensor& x) {
+  switch (kind) {
+    case fw::ReduceKind::sum: return x.sum(-1);
+    case fw::ReduceKind::max: return x.amax(-1);
+    case fw::ReduceKind::min: return x.amin(-1);
+    case fw::ReduceKind::argmax: return x.argmax(-1);
+    case fw::ReduceKind::logsumexp: return at::logsumexp(x, {-1});
+    default: return {};
+  }
+}
+
+// Compares every row; reports the first few differences with the row's pattern. Returns the failures.
+int compare_rows(const Case& c, DType dt, int64_t rows, int64_t cols, const std::vector<double>& x,
+                 const at::Tensor& got_t, const at::Tensor& want_t) {
+  const at::Tensor got = got_t.to(at::kCPU).to(at::kDouble), want = want_t.to(at::kCPU).to(at::kDouble);
+  const double* g = got.data_ptr<double>();
+  const double* w = want.data_ptr<double>();
+  int failures = 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    double abs_sum = 0;
+    for (int64_t k = 0; k < cols; ++k)
+      if (std::isfinite(x[std::size_t(r * cols + k)])) abs_sum += std::fabs(x[std::size_t(r * cols + k)]);
+    bool ok;
+    if (std::isnan(w[r]) || std::isnan(g[r]) || std::isinf(w[r]) || std::isinf(g[r]) || c.kind == fw::ReduceKind::argmax ||
+        c.kind == fw::ReduceKind::max || c.kind == fw::ReduceKind::min) {
+      ok = (std::isnan(w[r]) && std::isnan(g[r])) || g[r] == w[r];  // NaN both, or identical (infinities, indices, extrema)
+    } else {
+      const double tol = out_eps(dt) * std::fabs(w[r]) + 1e-5 * abs_sum + 1e-6;
+      ok = std::fabs(g[r] - w[r]) <= tol;
+    }
+    if (!ok && ++failures <= 6)
+      ADD_FAILURE() << c.name << " " << opbench::dtype_name(dt) << " " << rows << "x" << cols << " row " << r
+                    << " (pattern " << r % kPatterns << "): framework " << g[r] << ", LibTorch " << w[r];
+  }
+  return failures;
+}
+
+class SpecialValues : public testing::TestWithParam<DType> {
+ protected:
+  void SetUp() override {
+    static const std::string reason = opbench::testing_gpu::skip_reason();
+    if (!reason.empty()) GTEST_SKIP() << reason;
+  }
+};
+
+TEST_P(SpecialValues, RowReductionsMatchLibTorch) {
+  const DType dt = GetParam();
+  // (rows, cols): one element; the short-row kernel (8..32 lanes); a warp a row, two vectors a lane; the
+  // streaming kernel; the split kernel (few long rows), with an odd length.
+  const std::vector<std::pair<int64_t, int64_t>> shapes = {{33, 1},   {33, 5},    {66, 40},    {66, 250},
+                                                           {66, 500}, {66, 3000}, {66, 20000}, {22, 100003}};
+  for (const auto& [rows, cols] : shapes) {
+    const std::vector<double> host = special_rows(rows, cols);
+    const at::Tensor x = at::from_blob(const_cast<double*>(host.data()), {rows, cols}, at::kDouble)
+                             .to(scalar_type(dt))
+                             .to(at::kCUDA)
+                             .contiguous();
+    // The values LibTorch and the kernel read (x rounded to dt), for the tolerance.
+    const at::Tensor xr = x.to(at::kCPU).to(at::kDouble).contiguous();
+    const std::vector<double> xs(xr.data_ptr<double>(), xr.data_ptr<double>() + rows * cols);
+    const std::size_t ws_bytes = fw::reduce_last_workspace_bytes(rows, cols, dt);
+    const at::Tensor ws = at::empty({int64_t(ws_bytes) + 1}, x.options().dtype(at::kByte));
+    for (const Case& c : kCases) {
+      const at::Tensor want = torch_reduce(c.kind, x);
+      at::Tensor got = at::empty({rows}, x.options().dtype(c.kind == fw::ReduceKind::argmax ? at::kLong : scalar_type(dt)));
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      fw::reduce_last(c.kind, dt, x.data_ptr(), got.data_ptr(), rows, cols, ws_bytes ? ws.data_ptr() : nullptr, ws_bytes,
+                      nullptr);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      EXPECT_EQ(compare_rows(c, dt, rows, cols, xs, got, want), 0)
+          << c.name << " " << opbench::dtype_name(dt) << " " << rows << "x" << cols << ": rows unlike LibTorch's";
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, SpecialValues, testing::Values(DType::f32, DType::f16, DType::bf16),
+                         [](const testing::TestParamInfo<DType>& i) { return std::string(opbench::dtype_name(i.param)); });
+
+}  // namespace
