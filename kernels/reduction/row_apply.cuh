@@ -224,13 +224,16 @@ __global__ void __launch_bounds__(WARP ? 128 : 1024, WARP ? 6 : 1) row_cached_ke
 #pragma unroll
         for (int j = 0; j < VEC; ++j) tmax = fmaxf(tmax, v[i][j]);
       }
+    // A thread whose values are all -inf shifts by 0, not by tmax: exp(-inf - -inf) is NaN, exp(-inf) is 0
+    // (its state {-inf, 0} then merges as an empty one, and its outputs are 0, as LibTorch's).
+    const float shift = tmax == -INFINITY ? 0.f : tmax;
     float s = 0.f;
 #pragma unroll
     for (int i = 0; i < NV; ++i)
       if (valid(i)) {
 #pragma unroll
         for (int j = 0; j < VEC; ++j) {
-          const float e = __expf(v[i][j] - tmax);
+          const float e = __expf(v[i][j] - shift);
           s += e;
           if (OP == RowOp::softmax) v[i][j] = e;  // keep exp(x - tmax): no second exp per element
         }
@@ -240,7 +243,7 @@ __global__ void __launch_bounds__(WARP ? 128 : 1024, WARP ? 6 : 1) row_cached_ke
     auto comb = [&](const LseState& a, const LseState& c) { return ops.combine(a, c); };
     st = WARP ? group_allreduce(st, comb, LANES) : block_allreduce(st, comb, LseState{-INFINITY, 0.f});
     if (OP == RowOp::softmax)
-      p = {0.f, __expf(tmax - st.m) / st.s};  // y = exp(x - tmax) * exp(tmax - M) / S
+      p = {0.f, __expf(tmax - st.m) / st.s};  // y = exp(x - tmax) * exp(tmax - M) / S (0 where tmax = -inf < M)
     else
       p = {lse_value(st), 0.f};
   } else if constexpr (OP == RowOp::layer_norm) {

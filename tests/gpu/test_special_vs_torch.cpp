@@ -1,6 +1,6 @@
 // Row reductions on rows holding NaN and infinities, against LibTorch on the same CUDA tensor: the
-// framework's sum, max, min, argmax and logsumexp over the last dim (fw::reduce_last), in fp32, fp16
-// and bf16, on row lengths that take each of the row engine's kernels (the short-row kernel with 8..32
+// framework's sum, max, min, argmax and logsumexp over the last dim (fw::reduce_last) and softmax and
+// log_softmax (fw::softmax_last, every element), in fp32, fp16 and bf16, on row lengths that take each of the row engine's kernels (the short-row kernel with 8..32
 // lanes a row, a warp a row with two vectors a lane, the streaming kernel, the split kernel). The
 // benchmark's own check draws finite inputs only; this is where NaN propagation, infinite maxima and
 // rows of -inf are held to LibTorch's answers: NaN exactly where LibTorch gives NaN, the same infinity,
@@ -87,10 +87,12 @@ at::Tensor torch_reduce(fw::ReduceKind kind, const at::Tensor& x) {
   }
 }
 
-// Compares every row; reports the first few differences with the row's pattern. Returns the failures.
-int compare_rows(const Case& c, DType dt, int64_t rows, int64_t cols, const std::vector<double>& x,
-                 const at::Tensor& got_t, const at::Tensor& want_t) {
-  const at::Tensor got = got_t.to(at::kCPU).to(at::kDouble), want = want_t.to(at::kCPU).to(at::kDouble);
+// Compares every value (a row's, or a row's elements: `per_row` of them); reports the first few differences with the row's pattern. Returns the failures.
+// Exact comparisons (extrema, indices) take exact = true; finite values otherwise within the output's
+// rounding plus 1e-5 of the row's sum of magnitudes (sum) or of |x| (softmax, log_softmax).
+int compare_rows(const char* name, DType dt, int64_t rows, int64_t cols, int64_t per_row, bool exact,
+                 const std::vector<double>& x, const at::Tensor& got_t, const at::Tensor& want_t) {
+  const at::Tensor got = got_t.to(at::kCPU).to(at::kDouble).contiguous(), want = want_t.to(at::kCPU).to(at::kDouble).contiguous();
   const double* g = got.data_ptr<double>();
   const double* w = want.data_ptr<double>();
   int failures = 0;
@@ -98,17 +100,19 @@ int compare_rows(const Case& c, DType dt, int64_t rows, int64_t cols, const std:
     double abs_sum = 0;
     for (int64_t k = 0; k < cols; ++k)
       if (std::isfinite(x[std::size_t(r * cols + k)])) abs_sum += std::fabs(x[std::size_t(r * cols + k)]);
-    bool ok;
-    if (std::isnan(w[r]) || std::isnan(g[r]) || std::isinf(w[r]) || std::isinf(g[r]) || c.kind == fw::ReduceKind::argmax ||
-        c.kind == fw::ReduceKind::max || c.kind == fw::ReduceKind::min) {
-      ok = (std::isnan(w[r]) && std::isnan(g[r])) || g[r] == w[r];  // NaN both, or identical (infinities, indices, extrema)
-    } else {
-      const double tol = out_eps(dt) * std::fabs(w[r]) + 1e-5 * abs_sum + 1e-6;
-      ok = std::fabs(g[r] - w[r]) <= tol;
+    for (int64_t e = 0; e < per_row; ++e) {
+      const int64_t i = r * per_row + e;
+      const double scale = per_row == 1 ? abs_sum : std::fabs(x[std::size_t(i)]);
+      bool ok;
+      if (exact || std::isnan(w[i]) || std::isnan(g[i]) || std::isinf(w[i]) || std::isinf(g[i]))
+        ok = (std::isnan(w[i]) && std::isnan(g[i])) || g[i] == w[i];  // NaN both, or identical
+      else
+        ok = std::fabs(g[i] - w[i]) <= out_eps(dt) * std::fabs(w[i]) + 1e-5 * (std::isfinite(scale) ? scale : 0) + 1e-6;
+      if (!ok && ++failures <= 6)
+        ADD_FAILURE() << name << " " << opbench::dtype_name(dt) << " " << rows << "x" << cols << " row " << r
+                      << (per_row > 1 ? " element " + std::to_string(e) : std::string()) << " (pattern "
+                      << r % kPatterns << "): framework " << g[i] << ", LibTorch " << w[i];
     }
-    if (!ok && ++failures <= 6)
-      ADD_FAILURE() << c.name << " " << opbench::dtype_name(dt) << " " << rows << "x" << cols << " row " << r
-                    << " (pattern " << r % kPatterns << "): framework " << g[r] << ", LibTorch " << w[r];
   }
   return failures;
 }
@@ -145,8 +149,22 @@ TEST_P(SpecialValues, RowReductionsMatchLibTorch) {
       fw::reduce_last(c.kind, dt, x.data_ptr(), got.data_ptr(), rows, cols, ws_bytes ? ws.data_ptr() : nullptr, ws_bytes,
                       nullptr);
       ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-      EXPECT_EQ(compare_rows(c, dt, rows, cols, xs, got, want), 0)
+      const bool exact = c.kind == fw::ReduceKind::argmax || c.kind == fw::ReduceKind::max || c.kind == fw::ReduceKind::min;
+      EXPECT_EQ(compare_rows(c.name, dt, rows, cols, 1, exact, xs, got, want), 0)
           << c.name << " " << opbench::dtype_name(dt) << " " << rows << "x" << cols << ": rows unlike LibTorch's";
+    }
+    const std::size_t sws_bytes = fw::softmax_workspace_bytes(rows, cols, dt);
+    const at::Tensor sws = at::empty({int64_t(sws_bytes) + 1}, x.options().dtype(at::kByte));
+    for (bool log : {false, true}) {
+      const char* name = log ? "log_softmax" : "softmax";
+      const at::Tensor want = log ? at::log_softmax(x, -1) : at::softmax(x, -1);
+      at::Tensor got = at::empty_like(x);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      fw::softmax_last(dt, x.data_ptr(), got.data_ptr(), rows, cols, log, sws_bytes ? sws.data_ptr() : nullptr, sws_bytes,
+                       nullptr);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      EXPECT_EQ(compare_rows(name, dt, rows, cols, cols, false, xs, got, want), 0)
+          << name << " " << opbench::dtype_name(dt) << " " << rows << "x" << cols << ": elements unlike LibTorch's";
     }
   }
 }
