@@ -235,7 +235,7 @@ __global__ void __launch_bounds__(WARP ? 128 : 1024, WARP ? 6 : 1) row_cached_ke
         for (int j = 0; j < VEC; ++j) {
           const float e = __expf(v[i][j] - shift);
           s += e;
-          if (OP == RowOp::softmax) v[i][j] = e;  // keep exp(x - tmax): no second exp per element
+          if (OP == RowOp::softmax) v[i][j] = e;  // keep exp(x - shift): no second exp per element
         }
       }
     const LseOps ops;
@@ -243,7 +243,8 @@ __global__ void __launch_bounds__(WARP ? 128 : 1024, WARP ? 6 : 1) row_cached_ke
     auto comb = [&](const LseState& a, const LseState& c) { return ops.combine(a, c); };
     st = WARP ? group_allreduce(st, comb, LANES) : block_allreduce(st, comb, LseState{-INFINITY, 0.f});
     if (OP == RowOp::softmax)
-      p = {0.f, __expf(tmax - st.m) / st.s};  // y = exp(x - tmax) * exp(tmax - M) / S (0 where tmax = -inf < M)
+      // y = exp(x - shift) * exp(tmax - M) / S: shift = tmax, or 0 where tmax = -inf (then y = 0 if M > -inf)
+      p = {0.f, __expf(tmax - st.m) / st.s};
     else
       p = {lse_value(st), 0.f};
   } else if constexpr (OP == RowOp::layer_norm) {
