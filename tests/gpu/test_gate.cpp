@@ -21,7 +21,6 @@ using namespace opbench;
 
 namespace {
 
-using testing_gpu::skip_reason;
 
 using Fault = std::function<void(const Bindings&, cudaStream_t)>;
 
@@ -52,12 +51,8 @@ Fault set_f32(int64_t i, float v) {
   };
 }
 
-class GateCatches : public testing::Test {
+class GateCatches : public opbench::testing_gpu::SkipWithoutGpu<> {
  protected:
-  void SetUp() override {
-    static const std::string reason = skip_reason();
-    if (!reason.empty()) GTEST_SKIP() << reason;
-  }
   // The framework row's verdict for `op` on `shape`.
   ImplResult framework_row(const OpDef& op, Shape shape, DType t = DType::f32, int64_t misalign = 0) {
     static TimingResources timing;

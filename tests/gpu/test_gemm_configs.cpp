@@ -90,13 +90,7 @@ double half_ulp(DType dt, double ref) {
   return std::ldexp(1.0, std::ilogb(ref) - bits);
 }
 
-class GemmConfigs : public testing::Test {
- protected:
-  void SetUp() override {
-    static const std::string reason = opbench::testing_gpu::skip_reason();
-    if (!reason.empty()) GTEST_SKIP() << reason;
-  }
-};
+class GemmConfigs : public opbench::testing_gpu::SkipWithoutGpu<> {};
 
 // Runs every configuration (and split count, where it splits) on one problem; counts what ran.
 void check_all(DType dt, GemmLayout layout, bool with_bias, const Dims& d, int& ran) {

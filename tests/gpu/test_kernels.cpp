@@ -20,7 +20,6 @@ using namespace opbench;
 
 namespace {
 
-using testing_gpu::skip_reason;
 
 struct OpCase {
   std::string op;
@@ -36,13 +35,7 @@ std::vector<OpCase> all_cases() {
   return v;
 }
 
-class KernelVsTorch : public testing::TestWithParam<OpCase> {
- protected:
-  void SetUp() override {
-    static const std::string reason = skip_reason();
-    if (!reason.empty()) GTEST_SKIP() << reason;
-  }
-};
+class KernelVsTorch : public opbench::testing_gpu::SkipWithoutGpu<testing::TestWithParam<OpCase>> {};
 
 void check_op(const OpCase& c, bool tf32) {
   const OpDef* op = global_registry().find(c.op);

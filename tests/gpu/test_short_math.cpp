@@ -103,13 +103,7 @@ int expect_within_one_ulp(DType dt, const Bits& x, const Bits& y, const std::fun
   return off_by_one;
 }
 
-class ShortMath : public testing::TestWithParam<DType> {
- protected:
-  void SetUp() override {
-    static const std::string reason = opbench::testing_gpu::skip_reason();
-    if (!reason.empty()) GTEST_SKIP() << reason;
-  }
-};
+class ShortMath : public opbench::testing_gpu::SkipWithoutGpu<testing::TestWithParam<DType>> {};
 
 TEST_P(ShortMath, PowScalarOnEveryInput) {
   const DType dt = GetParam();
@@ -180,9 +174,9 @@ TEST_P(ShortMath, SoftplusOnEveryInput) {
 // (powf's inputs there: zeros, subnormals, huge values, infinities, NaN, negative x) the special values
 // exactly (NaN, signed zero, signed infinity) and finite results within 4 ulp. The inputs: one fp32 bit
 // pattern in every 4093 across the whole range (both signs), and the edges of the fast range.
-TEST(PowScalarFp32, HalfIntegerExponents) {
-  const std::string reason = opbench::testing_gpu::skip_reason();
-  if (!reason.empty()) GTEST_SKIP() << reason;
+class PowScalarFp32 : public opbench::testing_gpu::SkipWithoutGpu<> {};
+
+TEST_F(PowScalarFp32, HalfIntegerExponents) {
   std::vector<float> x;
   for (uint64_t b = 0; b < (uint64_t(1) << 32); b += 4093) {
     float v;
