@@ -69,8 +69,8 @@ __device__ __forceinline__ CeState warp_allreduce(CeState s, F) {
   const LseState l = lse_allreduce_lanes(LseState{s.m, s.s}, 32);
   return {l.m, l.s, s.t};
 }
-template <class F>
-__device__ __forceinline__ CeState group_allreduce(CeState s, F, int width) {
+template <class F, class Width>
+__device__ __forceinline__ CeState group_allreduce(CeState s, F, Width width) {
   const LseState l = lse_allreduce_lanes(LseState{s.m, s.s}, width);
   return {l.m, l.s, s.t};
 }

@@ -67,6 +67,25 @@ inline RowPlan plan_rows(int64_t rows, int64_t cols, int vec, int64_t resident) 
   return {1, cols, g, kUnroll};
 }
 
+// How row_short_kernel (row_engine.cuh) lays out a short aligned row of `nvec` 16-byte vectors (at most 64, the
+// plans' unroll 1 and 2): `lanes` threads a row (8 or 16), `vectors` each (1, 2 or 4; lane t takes vectors t,
+// t + lanes, ...). Few lanes a row with several vectors each: the merge of the lanes' states (shuffles, and
+// an exp a lane for log-sum-exp) is paid per row, the loads and exps of the elements are not. H100 (bench_ops
+// A/B/A, notes/performance.md, twenty-sixth round), from a warp a row at one vector a lane (two for 33..64) to
+// 8 lanes of four vectors (16 of four for 33..64): cross_entropy bf16 256x256x256 23.9 -> 17.0 us, 64x512x512
+// 19.3 -> 16.3, logsumexp bf16 256x256x256 17.6 -> 13.9, argmax_last bf16 256x256x256 25.2 -> 17.1, sum_last
+// bf16 256x256x256 13.0 -> 12.8.
+struct ShortRowShape {
+  int lanes;
+  int vectors;
+};
+inline ShortRowShape short_row_shape(int64_t nvec) {
+  if (nvec <= 8) return {8, 1};
+  if (nvec <= 16) return {8, 2};
+  if (nvec <= 32) return {8, 4};
+  return {16, 4};
+}
+
 // Workspace a split plan may need (16 bytes per partial state: the largest one).
 inline std::size_t row_reduce_workspace_bytes(int64_t rows, int64_t cols) {
   const int64_t s = max_splits(rows, cols);

@@ -153,10 +153,22 @@ __device__ __forceinline__ S warp_allreduce(S s, F combine) {
 // of the warp calls it). Every step shuffles and only the combine depends on the width: with the shuffles
 // under the width test the short-row reductions were up to 4.5% slower (H100, bench_ops A/B: sum_last bf16
 // 256^3 13.6 -> 13.0 us; notes/performance.md, twenty-fourth round).
-template <class S, class F>
-__device__ __forceinline__ S group_allreduce(S s, F combine, int width) {
+// A group width known at compile time (row_short_kernel's): the shuffle tree starts at W / 2, not at 16, and
+// no step is tested.
+template <int W>
+struct Lanes {
+  static_assert(W >= 1 && W <= 32 && (W & (W - 1)) == 0, "a power of two <= 32");
+  __host__ __device__ constexpr operator int() const { return W; }
+};
+// First xor step of a shuffle tree over `width` lanes: every step (16) for a runtime width, W / 2 for Lanes<W>.
+__host__ __device__ constexpr int first_xor(int) { return 16; }
+template <int W>
+__host__ __device__ constexpr int first_xor(Lanes<W>) { return W / 2; }
+
+template <class S, class F, class Width>
+__device__ __forceinline__ S group_allreduce(S s, F combine, Width width) {
 #pragma unroll
-  for (int m = 16; m > 0; m >>= 1) {
+  for (int m = first_xor(width); m > 0; m >>= 1) {
     const S o = shfl_xor_state(s, m);
     if (m < width) s = combine(s, o);
   }
@@ -319,10 +331,11 @@ __device__ __forceinline__ float lse_value(const LseState& st) {
 // pairwise (LseOps::combine) takes two a step: ten over 32 lanes, as many as a lane spends on its own
 // vector of 8 bf16 elements when a short row gives it one. NaN anywhere in m gives M = NaN (max_nan), so
 // the result is NaN as combine's is; a group of empty states stays {-inf, 0}.
-__device__ __forceinline__ LseState lse_allreduce_lanes(LseState st, int width) {
+template <class Width>
+__device__ __forceinline__ LseState lse_allreduce_lanes(LseState st, Width width) {
   float mx = st.m;
 #pragma unroll
-  for (int k = 16; k > 0; k >>= 1) {  // every step shuffles, as group_allreduce's
+  for (int k = first_xor(width); k > 0; k >>= 1) {  // every step shuffles, as group_allreduce's
     const float o = __shfl_xor_sync(0xffffffffu, mx, k);
     const float c = max_nan(mx, o);  // then a select, not a branch around max_nan's asm (measured with add's)
     mx = k < width ? c : mx;
@@ -330,7 +343,7 @@ __device__ __forceinline__ LseState lse_allreduce_lanes(LseState st, int width) 
   const float scale = __expf(st.m - mx);
   float sum = mx == -INFINITY ? 0.f : st.s * scale;
 #pragma unroll
-  for (int k = 16; k > 0; k >>= 1) {
+  for (int k = first_xor(width); k > 0; k >>= 1) {
     const float o = __shfl_xor_sync(0xffffffffu, sum, k);
     if (k < width) sum += o;
   }
@@ -342,8 +355,8 @@ template <class F>
 __device__ __forceinline__ LseState warp_allreduce(LseState s, F) {
   return lse_allreduce_lanes(s, 32);
 }
-template <class F>
-__device__ __forceinline__ LseState group_allreduce(LseState s, F, int width) {
+template <class F, class Width>
+__device__ __forceinline__ LseState group_allreduce(LseState s, F, Width width) {
   return lse_allreduce_lanes(s, width);
 }
 
@@ -506,16 +519,17 @@ __global__ void __launch_bounds__(kBlock, 3) row_split_reduce_kernel(const T* __
 }
 
 // Short aligned rows past one wave (the plan's unroll 1 or 2: at most 64 vectors a row, cols a multiple of
-// the vector, x 16-byte aligned): groups of `group` lanes stay resident and take ROWS consecutive rows a
-// step, grid-stride, VPL vectors a lane per row (lane t: vectors t, t + group), all of a step's loads
-// issued together before the rows' reductions. row_reduce_kernel gives a group one row, so a lane holds
-// one or two 16-byte loads in flight and a block retires after eight rows (H100, sum_last bf16
-// 256x256x256: 20.2 us, 54% of the read roof; H200 A/B/A, one vector a lane, two rows a step: 20.5 ->
-// 10.7 us). Five blocks an SM with one vector a lane, four with two: bounded to more, the bf16 reducers
-// spilled.
-template <class T, class R, int ROWS, int VPL>
+// the vector, x 16-byte aligned): groups of GROUP lanes stay resident and take ROWS consecutive rows a
+// step, grid-stride, VPL vectors a lane per row (lane t: vectors t, t + GROUP, ...; short_row_shape in
+// plans.hpp), all of a step's loads issued together before the rows' reductions. row_reduce_kernel gives a
+// group one row, so a lane holds one or two 16-byte loads in flight and a block retires after eight rows
+// (H100, sum_last bf16 256x256x256: 20.2 us, 54% of the read roof; H200 A/B/A, one vector a lane, two rows a
+// step: 20.5 -> 10.7 us). Five blocks an SM with one vector a lane, four with more: bounded to more, the
+// bf16 reducers spilled.
+template <class T, class R, int ROWS, int VPL, int GROUP>
 __global__ void __launch_bounds__(kBlock, VPL == 1 ? 5 : 4) row_short_kernel(const T* __restrict__ x, int64_t rows, int nvec,
-                                                             int group, R red) {
+                                                             R red) {
+  constexpr int group = GROUP;
   using State = typename R::State;
   constexpr int VEC = vec_of<T>();
   using Vec = Packet<T, VEC>;
@@ -548,20 +562,21 @@ __global__ void __launch_bounds__(kBlock, VPL == 1 ? 5 : 4) row_short_kernel(con
           unpack<T, VEC>(raw[k][v], a);
           red.add(st, a, int64_t(t + v * group) * VEC);
         }
-      st = group_allreduce(st, comb, group);
+      st = group_allreduce(st, comb, Lanes<GROUP>{});
       if (t == 0 && r < rows) red.write(r, st);
     }
   }
 }
-constexpr int kShortRows = 2;  // rows a group takes a step in row_short_kernel
-
-// Launches row_short_kernel with VPL vectors a lane over one wave (or fewer blocks, if the rows need fewer).
-template <class T, class R, int VPL>
-void launch_row_short(const T* x, int64_t rows, int64_t cols, int group, const R& red, cudaStream_t stream) {
-  const int64_t resident = resident_blocks<row_short_kernel<T, R, kShortRows, VPL>>();
-  const int64_t need = ceil_div(ceil_div(rows, int64_t(kShortRows)), int64_t(kBlock / group));
-  row_short_kernel<T, R, kShortRows, VPL><<<unsigned(need < resident ? need : resident), kBlock, 0, stream>>>(
-      x, rows, int(cols / vec_of<T>()), group, red);
+// Launches row_short_kernel, GROUP lanes of VPL vectors a row, over one wave (or fewer blocks, if the rows need
+// fewer). Two rows a step hold two rows' loads in flight; at four vectors a lane one row a step holds as many
+// (two rows of four spilled 224-308 bytes in every bf16 reducer, ptxas).
+template <class T, class R, int VPL, int GROUP>
+void launch_row_short(const T* x, int64_t rows, int64_t cols, const R& red, cudaStream_t stream) {
+  constexpr int ROWS = VPL >= 4 ? 1 : 2;
+  const int64_t resident = resident_blocks<row_short_kernel<T, R, ROWS, VPL, GROUP>>();
+  const int64_t need = ceil_div(ceil_div(rows, int64_t(ROWS)), int64_t(kBlock / GROUP));
+  row_short_kernel<T, R, ROWS, VPL, GROUP><<<unsigned(need < resident ? need : resident), kBlock, 0, stream>>>(
+      x, rows, int(cols / vec_of<T>()), red);
 }
 
 // Kernel 1 of a streamed row reduction with reducer R over x [rows, cols] under `plan` (R::write ends it
@@ -573,11 +588,19 @@ void launch_row_plan(const RowPlan& plan, const T* x, int64_t rows, int64_t cols
   const int64_t jobs = rows * plan.splits;
   const int64_t blocks = ceil_div(jobs, kBlock / plan.group);
   FW_REQUIRE(blocks < (int64_t(1) << 31), "too many rows");
-  const bool short_rows = plan.splits == 1 && plan.unroll <= 2 && aligned16(x) && cols % vec_of<T>() == 0;
-  if (short_rows && plan.unroll == 1 && blocks > resident_blocks<row_reduce_kernel<T, R, 1>>()) {
-    launch_row_short<T, R, 1>(x, rows, cols, plan.group, red, stream);
-  } else if (short_rows && plan.unroll == 2 && blocks > resident_blocks<row_reduce_kernel<T, R, 2>>()) {
-    launch_row_short<T, R, 2>(x, rows, cols, plan.group, red, stream);
+  const bool short_rows = plan.splits == 1 && plan.unroll <= 2 && aligned16(x) && cols % vec_of<T>() == 0 &&
+                          blocks > (plan.unroll == 1 ? resident_blocks<row_reduce_kernel<T, R, 1>>()
+                                                     : resident_blocks<row_reduce_kernel<T, R, 2>>());
+  if (short_rows) {
+    const ShortRowShape shape = short_row_shape(cols / vec_of<T>());
+    if (shape.vectors == 1)
+      launch_row_short<T, R, 1, 8>(x, rows, cols, red, stream);
+    else if (shape.vectors == 2)
+      launch_row_short<T, R, 2, 8>(x, rows, cols, red, stream);
+    else if (shape.lanes == 8)
+      launch_row_short<T, R, 4, 8>(x, rows, cols, red, stream);
+    else
+      launch_row_short<T, R, 4, 16>(x, rows, cols, red, stream);
   } else if (plan.unroll == 1)
     row_reduce_kernel<T, R, 1><<<unsigned(blocks), kBlock, 0, stream>>>(x, rows, cols, plan.chunk, plan.splits,
                                                                         plan.group, red, partials);

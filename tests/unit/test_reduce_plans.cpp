@@ -77,6 +77,26 @@ TEST(RowPlans, ShortRowsGetAGroupWideEnoughForTheirVectors) {
       }
 }
 
+// The short-row kernel's layout covers every vector of a row once, with the fewest vectors a lane that its
+// lanes (8, or 16 past 32 vectors) allow: lane t takes vectors t, t + lanes, ... below lanes * vectors.
+TEST(RowPlans, ShortRowShapeCoversEveryVectorOnce) {
+  for (int64_t nvec = 1; nvec <= 64; ++nvec) {
+    const ShortRowShape s = short_row_shape(nvec);
+    const std::string at = "nvec " + std::to_string(nvec);
+    EXPECT_EQ(s.lanes, nvec <= 32 ? 8 : 16) << at;
+    EXPECT_TRUE(s.vectors == 1 || s.vectors == 2 || s.vectors == 4) << at;
+    EXPECT_GE(int64_t(s.lanes) * s.vectors, nvec) << at << ": vectors left out";
+    if (s.vectors > 1) {
+      EXPECT_LT(int64_t(s.lanes) * (s.vectors / 2), nvec) << at << ": fewer vectors a lane would do";
+    }
+    std::vector<int> seen(size_t(nvec), 0);
+    for (int t = 0; t < s.lanes; ++t)
+      for (int v = 0; v < s.vectors; ++v)
+        if (t + v * s.lanes < nvec) ++seen[size_t(t + v * s.lanes)];
+    for (int64_t k = 0; k < nvec; ++k) EXPECT_EQ(seen[size_t(k)], 1) << at << ", vector " << k;
+  }
+}
+
 TEST(ColPlans, SplitGridFitsOneWaveCoversTheRowsAndFitsTheWorkspace) {
   int splits_seen = 0;
   for_each_case([&](int64_t rows, int64_t cols, int vec, int64_t resident, const std::string& at) {
