@@ -149,12 +149,8 @@ __device__ __forceinline__ S warp_allreduce(S s, F combine) {
   return s;
 }
 
-// The same within aligned groups of `width` lanes (a power of two <= 32, uniform across the warp; every lane
-// of the warp calls it). Every step shuffles and only the combine depends on the width: with the shuffles
-// under the width test the short-row reductions were up to 4.5% slower (H100, bench_ops A/B: sum_last bf16
-// 256^3 13.6 -> 13.0 us; notes/performance.md, twenty-fourth round).
-// A group width known at compile time (row_short_kernel's): the shuffle tree starts at W / 2, not at 16, and
-// no step is tested.
+// A group width known at compile time (row_short_kernel's): the shuffle trees below start at W / 2, not at
+// 16, and no step is tested.
 template <int W>
 struct Lanes {
   static_assert(W >= 1 && W <= 32 && (W & (W - 1)) == 0, "a power of two <= 32");
@@ -165,6 +161,10 @@ __host__ __device__ constexpr int first_xor(int) { return 16; }
 template <int W>
 __host__ __device__ constexpr int first_xor(Lanes<W>) { return W / 2; }
 
+// The same within aligned groups of `width` lanes (a power of two <= 32, uniform across the warp; every lane
+// of the warp calls it). A run-time width: every step shuffles and only the combine depends on the width (with
+// the shuffles under the width test the short-row reductions were up to 4.5% slower; H100, bench_ops A/B:
+// sum_last bf16 256^3 13.6 -> 13.0 us; notes/performance.md, twenty-fourth round). Lanes<W>: steps W / 2 .. 1.
 template <class S, class F, class Width>
 __device__ __forceinline__ S group_allreduce(S s, F combine, Width width) {
 #pragma unroll
@@ -335,7 +335,7 @@ template <class Width>
 __device__ __forceinline__ LseState lse_allreduce_lanes(LseState st, Width width) {
   float mx = st.m;
 #pragma unroll
-  for (int k = first_xor(width); k > 0; k >>= 1) {  // every step shuffles, as group_allreduce's
+  for (int k = first_xor(width); k > 0; k >>= 1) {  // every step from first_xor(width) shuffles, as group_allreduce's
     const float o = __shfl_xor_sync(0xffffffffu, mx, k);
     const float c = max_nan(mx, o);  // then a select, not a branch around max_nan's asm (measured with add's)
     mx = k < width ? c : mx;
@@ -527,8 +527,8 @@ __global__ void __launch_bounds__(kBlock, 3) row_split_reduce_kernel(const T* __
 // step: 20.5 -> 10.7 us). Five blocks an SM with one vector a lane, four with more: bounded to more, the
 // bf16 reducers spilled.
 template <class T, class R, int ROWS, int VPL, int GROUP>
-__global__ void __launch_bounds__(kBlock, VPL == 1 ? 5 : 4) row_short_kernel(const T* __restrict__ x, int64_t rows, int nvec,
-                                                             R red) {
+__global__ void __launch_bounds__(kBlock, VPL == 1 ? 5 : 4)
+    row_short_kernel(const T* __restrict__ x, int64_t rows, int nvec, R red) {
   constexpr int group = GROUP;
   using State = typename R::State;
   constexpr int VEC = vec_of<T>();
