@@ -78,6 +78,13 @@ void add_cross_entropy(Registry& r) {
   op.flops = [](const Shape& s, DType) { return 4.0 * double(numel(s)); };  // max, sub, exp, add
   op.tolerance = [](const Shape& s, DType t) { return loss_tolerance(t, as_rows(s).rows); };
   op.shapes = [](SizeClass c) { return rowwise_shapes(c, cross_entropy_extra()); };
+  // {70001, 256}: more short rows than two a group of one wave of the short-row kernel (132 SMs), so that the
+  // rows end in block sums (launch_row_short, row_engine.cuh), with an odd last step.
+  op.test_shapes = [] {
+    std::vector<Shape> v = odd_shapes();
+    v.push_back({70001, 256});
+    return v;
+  };
   op.tags = {kSweepTag};
   op.rows_over_vocab = true;
   op.impls = {framework_impl([](const Bindings& b, cudaStream_t stream) {

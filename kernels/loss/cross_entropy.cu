@@ -2,9 +2,10 @@
 //   loss = mean_r( logsumexp(x[r, :]) - x[r, target[r]] )
 // One pass over the logits with an online (max, sum of exp) per thread, merged across the row's threads
 // with the target logit (RowLossOps below); the thread that ends a row writes the row's loss (fp32) to the
-// workspace; their mean, in the input dtype, follows as a dependent launch (mean_dependent.cuh). Few long
-// rows (at most half a wave of blocks) are split over one wave of blocks and combined per row in the same
-// cooperative launch (launch_row_reduce, row_engine.cuh).
+// workspace, or, in the short-row kernel (one wave, grid-stride), adds it to its running sum, and each block
+// writes the sum of its rows' losses (RowSink, row_engine.cuh); the mean of those values, in the input dtype,
+// follows as a dependent launch (mean_dependent.cuh). Few long rows (at most half a wave of blocks) are split
+// over one wave of blocks and combined per row in the same cooperative launch (launch_row_reduce).
 // Bytes: rows*cols*s + rows*8 (targets) + s; e.g. 4096x151936 bf16: 1.24 GB -> ~415 us at ~3.0 TB/s
 // (LibTorch's log_softmax + nll_loss writes and re-reads the log-probabilities: >= 3x the bytes).
 // FLOPs ~4 per logit (max, sub, exp, add); ex2 throughput is ~2.5x the bf16 element rate: memory bound.
@@ -22,7 +23,7 @@ using namespace rowwise;
 
 // The row's logsumexp state and its target column. Every thread of the row's job loads the target when the
 // job starts (init: one address for the whole group, so one transaction), with the row's own loads and
-// nothing depending on it until the row ends; the thread that writes the row's loss then reads x[row, t],
+// nothing depending on it until the row ends; the thread that ends the row then reads x[row, t],
 // which the row's loads have just brought into L2. Loading x[row, t] in init as well (its address waits for
 // the target) kept a medium row's loads behind two DRAM round trips in program order: H100, bf16 16384x768
 // 17.6 us against 13.0 for logsumexp on the same rows (report 20261126-065426). Read at the row's end (A/B/A,
@@ -41,7 +42,8 @@ struct RowLossOps {
   const T* x;
   const int64_t* target;
   int64_t cols;
-  float* row_loss;
+  float* loss;  // a row's loss, or a block's sum of its rows' losses (RowSink)
+  static constexpr bool kSumsRows = true;
   __device__ __forceinline__ State init(int64_t row) const {
     const int64_t t = target[row];
     return {-INFINITY, 0.f, (t >= 0 && t < cols) ? int(t) : -1};
@@ -57,10 +59,12 @@ struct RowLossOps {
     const LseState l = LseOps().combine(LseState{a.m, a.s}, LseState{b.m, b.s});
     return {l.m, l.s, a.t};
   }
-  __device__ __forceinline__ void write(int64_t row, const State& st) const {
+  __device__ __forceinline__ float row_value(int64_t row, const State& st) const {
     const float xt = st.t >= 0 ? to_float(x[row * cols + st.t]) : NAN;
-    row_loss[row] = lse_value(LseState{st.m, st.s}) - xt;
+    return lse_value(LseState{st.m, st.s}) - xt;
   }
+  __device__ __forceinline__ void write(int64_t row, const State& st) const { loss[row] = row_value(row, st); }
+  __device__ __forceinline__ void write_total(int64_t block, float s) const { loss[block] = s; }
 };
 // A row's lanes merge their (m, s) max-first as an LseState does (row_engine.cuh); t is the row's, the same in
 // every lane.
@@ -92,15 +96,15 @@ void cross_entropy(opbench::DType dt, const void* logits, const int64_t* targets
   const std::size_t need = cross_entropy_workspace_bytes(rows, cols, dt);
   FW_REQUIRE(ws != nullptr && ws_bytes >= need, "workspace too small for cross_entropy");
   FW_REQUIRE((reinterpret_cast<uintptr_t>(ws) & 15) == 0, "workspace must be 16-byte aligned");
-  float* row_loss = static_cast<float*>(ws);
+  float* loss = static_cast<float*>(ws);
   float* mean_scratch = reinterpret_cast<float*>(static_cast<char*>(ws) + row_loss_bytes(rows));
   const std::size_t head = row_loss_bytes(rows) + mean_scratch_bytes(rows);
   char* rest = static_cast<char*>(ws) + head;
   dispatch_float(dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const RowLossOps<T> ops{static_cast<const T*>(logits), targets, cols, row_loss};
-    launch_row_reduce(ops.x, rows, cols, ops, rest, ws_bytes - head, stream);
-    mean_dependent(static_cast<const float*>(row_loss), rows, float(1.0 / double(rows)), static_cast<T*>(out),
+    const RowLossOps<T> ops{static_cast<const T*>(logits), targets, cols, loss};
+    const int64_t n = launch_row_reduce(ops.x, rows, cols, ops, rest, ws_bytes - head, stream);
+    mean_dependent(static_cast<const float*>(loss), n, float(1.0 / double(rows)), static_cast<T*>(out),
                    mean_scratch, stream);
   });
 }

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include <cooperative_groups.h>
@@ -208,7 +209,11 @@ __device__ __forceinline__ float min_nan(float a, float b) {
 //   State init(int64_t row) const;               identity for that row
 //   template <int N> void add(State&, const float (&v)[N], int64_t idx) const;   idx of v[0]
 //   State combine(const State&, const State&) const;   commutative
-// and, where it ends a reduction, a write(row, state) (see the families' .cu files).
+// and, where it ends a reduction, a write(row, state) (see the families' .cu files). A reducer whose rows
+// end in one sum (cross_entropy's mean: write(row, state) stores the row's term) may declare kSumsRows and
+//   float row_value(int64_t row, const State&) const;   the row's term of the sum
+//   void write_total(int64_t block, float) const;       block `block`'s sum of its rows' terms
+// for the short-row kernel (RowSink and launch_row_short below).
 // ----------------------------------------------------------------------------------------------------
 
 struct SumState {
@@ -387,6 +392,44 @@ struct MomentOps {
   }
 };
 
+template <class R, class = void>
+struct SumsRows {
+  static constexpr bool value = false;
+};
+template <class R>
+struct SumsRows<R, std::void_t<decltype(R::kSumsRows)>> {
+  static constexpr bool value = R::kSumsRows;
+};
+
+// Where row_short_kernel puts a finished row: red.write(row, state), or (SUM) the thread's running sum of
+// red.row_value, which finish() adds over the block into red.write_total(blockIdx.x, sum). A block's rows and
+// the order of every addition are fixed by the grid, so the sums are deterministic; the pass after the kernel
+// adds one wave's block sums instead of one value a row (H100, cross_entropy bf16 256x256x256: one block read
+// 65536 row losses, 4.5-5.5 us by ncu). Every thread of the block calls finish().
+template <class R, bool SUM>
+struct RowSink {
+  template <class S>
+  __device__ __forceinline__ void put(const R& red, int64_t row, const S& st) {
+    red.write(row, st);
+  }
+  __device__ __forceinline__ void finish(const R&) {}
+};
+template <class R>
+struct RowSink<R, true> {
+  float acc = 0.f;
+  template <class S>
+  __device__ __forceinline__ void put(const R& red, int64_t row, const S& st) {
+    acc += red.row_value(row, st);
+  }
+  __device__ __forceinline__ void finish(const R& red) {
+    const float s = block_allreduce(
+                        SumState{acc}, [](const SumState& a, const SumState& b) { return SumState{a.s + b.s}; },
+                        SumState{0.f})
+                        .s;
+    if (threadIdx.x == 0) red.write_total(blockIdx.x, s);
+  }
+};
+
 // ----------------------------------------------------------------------------------------------------
 // Streaming range reduction: thread t of nt accumulates elements [0, n) of p into st. idx0 is the
 // index of p[0] (for argmax). Any element-aligned p: a scalar head up to the first 16-byte boundary,
@@ -526,7 +569,8 @@ __global__ void __launch_bounds__(kBlock, 3) row_split_reduce_kernel(const T* __
 // (H100, sum_last bf16 256x256x256: 20.2 us, 54% of the read roof; H200 A/B/A, one vector a lane, two rows a
 // step: 20.5 -> 10.7 us). Five blocks an SM with one vector a lane, four with more: bounded to more, the
 // bf16 reducers spilled.
-template <class T, class R, int ROWS, int VPL, int GROUP>
+// SUM: the rows end in block sums (RowSink).
+template <class T, class R, int ROWS, int VPL, int GROUP, bool SUM>
 __global__ void __launch_bounds__(kBlock, VPL == 1 ? 5 : 4)
     row_short_kernel(const T* __restrict__ x, int64_t rows, int nvec, R red) {
   constexpr int group = GROUP;
@@ -539,6 +583,7 @@ __global__ void __launch_bounds__(kBlock, VPL == 1 ? 5 : 4)
   const int64_t groups = int64_t(gridDim.x) * per_block;
   const int64_t cols = int64_t(nvec) * VEC;
   auto comb = [&](const State& a, const State& b) { return red.combine(a, b); };
+  RowSink<R, SUM> sink;
   // The warp's lanes loop together (the shuffles need all 32): until its first group runs out of rows.
   const int64_t g_warp = int64_t(blockIdx.x) * per_block + int(threadIdx.x & ~31u) / group;
   const int64_t g_mine = int64_t(blockIdx.x) * per_block + int(threadIdx.x) / group;
@@ -563,27 +608,51 @@ __global__ void __launch_bounds__(kBlock, VPL == 1 ? 5 : 4)
           red.add(st, a, int64_t(t + v * group) * VEC);
         }
       st = group_allreduce(st, comb, Lanes<GROUP>{});
-      if (t == 0 && r < rows) red.write(r, st);
+      if (t == 0 && r < rows) sink.put(red, r, st);
     }
   }
+  sink.finish(red);
 }
-// Launches row_short_kernel, GROUP lanes of VPL vectors a row, over one wave (or fewer blocks, if the rows need
-// fewer). Two rows a step hold two rows' loads in flight; at four vectors a lane one row a step holds as many
-// (two rows of four spilled 224-308 bytes in every bf16 reducer, ptxas).
-template <class T, class R, int VPL, int GROUP>
-void launch_row_short(const T* x, int64_t rows, int64_t cols, const R& red, cudaStream_t stream) {
+// The grid of row_short_kernel<..., SUM> for `rows`: one wave, or fewer blocks if the rows need fewer.
+template <class T, class R, int VPL, int GROUP, bool SUM>
+int64_t row_short_grid(int64_t rows) {
   constexpr int ROWS = VPL >= 4 ? 1 : 2;
-  const int64_t resident = resident_blocks<row_short_kernel<T, R, ROWS, VPL, GROUP>>();
+  const int64_t resident = resident_blocks<row_short_kernel<T, R, ROWS, VPL, GROUP, SUM>>();
   const int64_t need = ceil_div(ceil_div(rows, int64_t(ROWS)), int64_t(kBlock / GROUP));
-  row_short_kernel<T, R, ROWS, VPL, GROUP><<<unsigned(need < resident ? need : resident), kBlock, 0, stream>>>(
-      x, rows, int(cols / vec_of<T>()), red);
+  return need < resident ? need : resident;
+}
+// Launches row_short_kernel, GROUP lanes of VPL vectors a row. Two rows a step hold two rows' loads in flight; at
+// four vectors a lane one row a step holds as many (two rows of four spilled 224-308 bytes in every bf16 reducer,
+// ptxas). A reducer that sums its rows (SumsRows) ends them in block sums where its groups take two rows or more
+// at one row a step; elsewhere the block's closing barrier cost more than the shorter pass after it saved, and
+// at two rows a step the running sum spilled (H100, cross_entropy, bench_ops A/B, notes/performance.md,
+// twenty-seventh round: bf16 256x256x256 16.90 -> 16.19 us, 512x512x512 98.1 -> 93.7, fp32 256x256x256 27.6 ->
+// 26.3; but fp32 128x128x128, one row a group, 6.82 -> 6.97, and bf16 65536x128, two rows a step, 12.04 ->
+// 12.26). Returns the number of values the rows left: the grid's block sums, else one a row.
+template <class T, class R, int VPL, int GROUP>
+int64_t launch_row_short(const T* x, int64_t rows, int64_t cols, const R& red, cudaStream_t stream) {
+  constexpr int ROWS = VPL >= 4 ? 1 : 2;
+  const int nvec = int(cols / vec_of<T>());
+  if constexpr (SumsRows<R>::value && ROWS == 1) {
+    const int64_t grid = row_short_grid<T, R, VPL, GROUP, true>(rows);
+    if (rows >= 2 * grid * (kBlock / GROUP)) {
+      row_short_kernel<T, R, ROWS, VPL, GROUP, true><<<unsigned(grid), kBlock, 0, stream>>>(x, rows, nvec, red);
+      FW_CHECK_LAUNCH();
+      return grid;
+    }
+  }
+  const int64_t grid = row_short_grid<T, R, VPL, GROUP, false>(rows);
+  row_short_kernel<T, R, ROWS, VPL, GROUP, false><<<unsigned(grid), kBlock, 0, stream>>>(x, rows, nvec, red);
+  FW_CHECK_LAUNCH();
+  return rows;
 }
 
 // Kernel 1 of a streamed row reduction with reducer R over x [rows, cols] under `plan` (R::write ends it
-// when the plan does not split; otherwise partials go to ws).
+// when the plan does not split; otherwise partials go to ws). Returns the number of values the rows left
+// (launch_row_short; one a row from row_reduce_kernel).
 template <class T, class R>
-void launch_row_plan(const RowPlan& plan, const T* x, int64_t rows, int64_t cols, const R& red, void* ws,
-                     std::size_t ws_bytes, cudaStream_t stream) {
+int64_t launch_row_plan(const RowPlan& plan, const T* x, int64_t rows, int64_t cols, const R& red, void* ws,
+                        std::size_t ws_bytes, cudaStream_t stream) {
   typename R::State* partials = row_plan_partials<typename R::State>(plan, rows, ws, ws_bytes);
   const int64_t jobs = rows * plan.splits;
   const int64_t blocks = ceil_div(jobs, kBlock / plan.group);
@@ -593,15 +662,12 @@ void launch_row_plan(const RowPlan& plan, const T* x, int64_t rows, int64_t cols
                                                      : resident_blocks<row_reduce_kernel<T, R, 2>>());
   if (short_rows) {
     const ShortRowShape shape = short_row_shape(cols / vec_of<T>());
-    if (shape.vectors == 1)
-      launch_row_short<T, R, 1, 8>(x, rows, cols, red, stream);
-    else if (shape.vectors == 2)
-      launch_row_short<T, R, 2, 8>(x, rows, cols, red, stream);
-    else if (shape.lanes == 8)
-      launch_row_short<T, R, 4, 8>(x, rows, cols, red, stream);
-    else
-      launch_row_short<T, R, 4, 16>(x, rows, cols, red, stream);
-  } else if (plan.unroll == 1)
+    if (shape.vectors == 1) return launch_row_short<T, R, 1, 8>(x, rows, cols, red, stream);
+    if (shape.vectors == 2) return launch_row_short<T, R, 2, 8>(x, rows, cols, red, stream);
+    if (shape.lanes == 8) return launch_row_short<T, R, 4, 8>(x, rows, cols, red, stream);
+    return launch_row_short<T, R, 4, 16>(x, rows, cols, red, stream);
+  }
+  if (plan.unroll == 1)
     row_reduce_kernel<T, R, 1><<<unsigned(blocks), kBlock, 0, stream>>>(x, rows, cols, plan.chunk, plan.splits,
                                                                         plan.group, red, partials);
   else if (plan.unroll == 2)
@@ -611,25 +677,25 @@ void launch_row_plan(const RowPlan& plan, const T* x, int64_t rows, int64_t cols
     row_reduce_kernel<T, R><<<unsigned(blocks), kBlock, 0, stream>>>(x, rows, cols, plan.chunk, plan.splits,
                                                                      plan.group, red, partials);
   FW_CHECK_LAUNCH();
+  return rows;
 }
 
 // The whole streamed row reduction in one launch: split plans (few long rows) run the cooperative
 // split-and-finalize kernel. Planned for the smaller residency of the two kernels, so that a split grid
-// fits one wave of either.
+// fits one wave of either. Returns the number of values the rows left for a pass after (launch_row_plan; one
+// a row from the split kernel).
 template <class T, class R>
-void launch_row_reduce(const T* x, int64_t rows, int64_t cols, const R& red, void* ws, std::size_t ws_bytes,
-                       cudaStream_t stream) {
+int64_t launch_row_reduce(const T* x, int64_t rows, int64_t cols, const R& red, void* ws, std::size_t ws_bytes,
+                          cudaStream_t stream) {
   using State = typename R::State;
   FW_REQUIRE(rows > 0 && cols > 0, "empty tensor");
   const RowPlan plan = plan_rows(rows, cols, vec_of<T>(),
                                  resident_blocks_of_both<row_reduce_kernel<T, R>, row_split_reduce_kernel<T, R>>());
-  if (plan.splits == 1) {
-    launch_row_plan(plan, x, rows, cols, red, ws, ws_bytes, stream);
-    return;
-  }
+  if (plan.splits == 1) return launch_row_plan(plan, x, rows, cols, red, ws, ws_bytes, stream);
   State* partials = row_plan_partials<State>(plan, rows, ws, ws_bytes);
   launch_cooperative(row_split_reduce_kernel<T, R>, dim3(unsigned(rows * plan.splits)), stream, x, rows, cols,
                      plan.chunk, plan.splits, red, partials);
+  return rows;
 }
 
 }  // namespace rowwise
