@@ -39,6 +39,7 @@ const char* unsure_cause_name(UnsureCause c) {
     case UnsureCause::unreliable: return "unreliable";
     case UnsureCause::wide_interval: return "wide_interval";
     case UnsureCause::below_floor: return "below_floor";
+    case UnsureCause::reference_moved: return "reference_moved";
   }
   return "?";
 }
@@ -56,6 +57,9 @@ const char* unsure_cause_text(UnsureCause c) {
     case UnsureCause::unreliable: return "a change below the threshold, but a timing is marked unreliable";
     case UnsureCause::wide_interval: return "a change below the threshold, but too noisy to rule out one above it";
     case UnsureCause::below_floor: return "a change beyond the threshold, but smaller in time than medians move between processes";
+    case UnsureCause::reference_moved:
+      return "a change beyond the threshold, but LibTorch's time moved the same way in the same run and the "
+             "speedup held";
   }
   return "?";
 }
@@ -153,7 +157,9 @@ std::string rule_text(const Rule& r) {
       "reason (fewer than {5} samples a side, mean SM clocks more than {6:.3g}% apart unless the change goes "
       "against them — faster at the lower clock or slower at the higher —, overlapping "
       "intervals, a change the U test does not support, a change smaller in time than {7:.3g} µs, or an interval "
-      "too wide to rule out a {1:.3g}% change).",
+      "too wide to rule out a {1:.3g}% change). A framework change that is slower or faster by these tests is "
+      "**unsure** too when LibTorch's time on the same problem is slower or faster the same way and the speedup "
+      "stays within [1/{0:.4g}, {0:.4g}]: both sides moved with the machine, not with the code.",
       1 + r.threshold, t, -100 * (1 - 1 / (1 + r.threshold)), r.alpha, r.confidence * 100, r.min_samples,
       r.max_clock_diff * 100, r.min_change_ms * 1e3);
 }

@@ -11,7 +11,9 @@
 //           inside [1 / (1 + threshold), 1 + threshold], and neither timing is marked unreliable
 //   unsure  anything else, with the reason: too few samples, no samples in a report, SM clocks that
 //           differ by more than max_clock_diff, overlapping intervals, a change the U test does not
-//           support, or an interval too wide to rule out a change of the threshold's size.
+//           support, or an interval too wide to rule out a change of the threshold's size. And, judged per
+//           problem (compare_runs), a framework change that LibTorch's time on the same problem made too,
+//           the same way and by the rule, while the speedup stayed within the threshold.
 //
 // Faster and slower are mirror images (ratio r one way is 1/r the other way), so swapping the two
 // reports swaps faster and slower and nothing else.
@@ -39,6 +41,8 @@ enum class UnsureCause {
   unreliable,       // a small change, but a timing is marked unreliable
   wide_interval,    // a small change, but the ratio's interval does not rule out a threshold-size one
   below_floor,      // a large relative change, but smaller in time than a median moves between processes
+  reference_moved,  // the framework's change beyond the threshold, but LibTorch's time on the same problem moved
+                    // the same way in the same run and the speedup held (compare_runs: the machine's state)
 };
 const char* unsure_cause_name(UnsureCause c);   // "overlap", ...
 const char* unsure_cause_text(UnsureCause c);   // "the [q1, q3] intervals overlap", ...

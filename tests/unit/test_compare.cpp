@@ -297,6 +297,34 @@ TEST(Match, LibTorchFasterLowersTheSpeedupButIsNoRegression) {
   EXPECT_FALSE(has_regression(c));
 }
 
+// Both sides of one problem slower in the same run by the rule, the speedup within the threshold: the machine moved,
+// not our code (the H100's cross_entropy_backward fp32 16384x8192: framework +12.4%, LibTorch +15.8%). A framework
+// that moved more than LibTorch by the threshold stays a regression.
+TEST(Match, BothSidesSlowerTogetherIsUnsureNotARegression) {
+  const Shape s = {16384, 8192};
+  auto one = [&](const std::string& commit, double fw_ms, double torch_ms, uint64_t seed) {
+    RunResults r = run(commit, "2026-11-27T10:00:00Z", "NVIDIA H100 80GB HBM3");
+    r.problems = {problem("cross_entropy_backward", Category{"transformer"}, s, DType::f32, fw_ms, torch_ms, seed, 20)};
+    return r;
+  };
+  const RunResults base = one("a", 0.363, 0.716, 1);
+  const Comparison together = compare_runs(info("a"), base, info("b"), one("b", 0.408, 0.829, 2), kRule, false);
+  const ImplDelta* fw = together.problems[0].find(ImplKind::framework);
+  EXPECT_EQ(together.problems[0].find(ImplKind::torch)->time->verdict, Verdict::slower);
+  EXPECT_EQ(together.problems[0].speedup->verdict, SpeedupVerdict::same);
+  EXPECT_EQ(fw->time->verdict, Verdict::unsure);
+  EXPECT_EQ(fw->time->cause, UnsureCause::reference_moved);
+  EXPECT_NE(fw->time->reason.find("LibTorch's time moved the same way"), std::string::npos) << fw->time->reason;
+  EXPECT_FALSE(has_regression(together));
+  // The mirror (the runs swapped): faster on both sides, unsure as well.
+  const Comparison mirror = compare_runs(info("b"), one("b", 0.408, 0.829, 2), info("a"), base, kRule, false);
+  EXPECT_EQ(mirror.problems[0].find(ImplKind::framework)->time->cause, UnsureCause::reference_moved);
+  // The framework 25% slower while LibTorch is 10% slower: the speedup fell by 12%, a regression of ours.
+  const Comparison more = compare_runs(info("a"), base, info("c"), one("c", 0.454, 0.788, 3), kRule, false);
+  EXPECT_EQ(more.problems[0].find(ImplKind::framework)->time->verdict, Verdict::slower);
+  EXPECT_TRUE(has_regression(more));
+}
+
 TEST(Match, BrokenAndFixedResults) {
   RunResults a = suite("a", "2026-11-20T01:00:00Z", 1), b = suite("b", "2026-11-21T01:00:00Z", 2);
   b.problems[1].impls[0] = failed_impl(ImplKind::framework, Status::incorrect, "output 0 element 3: 1.5 vs 1.25");
