@@ -71,6 +71,7 @@ struct ProblemDelta {
   std::optional<SpeedupDelta> speedup;   // framework and LibTorch timed on both sides
 
   const ImplDelta* find(ImplKind k) const;
+  ImplDelta* find(ImplKind k);
 };
 
 struct RunInfo {

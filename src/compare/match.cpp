@@ -81,19 +81,14 @@ SpeedupDelta explain_speedup(double base, double cur, const TimingDelta& fw, con
 // the H100: cross_entropy_backward fp32 16384x8192, framework 0.363 -> 0.408 ms and LibTorch 0.716 -> 0.829 ms in
 // one pair of full suites, a state of the GPU that neither the SM clock nor nvidia-smi shows
 // (notes/methodology.md).
-void unsure_when_the_reference_moved(ProblemDelta& pd, const Rule& rule) {
-  const ImplDelta* th = pd.find(ImplKind::torch);
-  for (ImplDelta& d : pd.impls) {
-    if (d.impl != ImplKind::framework || !d.time || !th || !th->time) continue;
-    TimingDelta& t = *d.time;
-    if ((t.verdict != Verdict::slower && t.verdict != Verdict::faster) || th->time->verdict != t.verdict) return;
-    t.reason = fmt::format("{:+.1f}%, but LibTorch's time moved the same way in this run ({:+.1f}%) and the speedup "
-                           "held ({:+.1f}%, within {:.3g}%): the machine's state, not the code",
-                           t.change() * 100, th->time->change() * 100, (pd.speedup->ratio() - 1) * 100,
-                           rule.threshold * 100);
-    t.verdict = Verdict::unsure;
-    t.cause = UnsureCause::reference_moved;
-  }
+void unsure_when_the_reference_moved(TimingDelta& fw, const TimingDelta& th, const SpeedupDelta& speedup,
+                                     const Rule& rule) {
+  if ((fw.verdict != Verdict::slower && fw.verdict != Verdict::faster) || th.verdict != fw.verdict) return;
+  fw.reason = fmt::format("{:+.1f}%, but LibTorch's time moved the same way in this run ({:+.1f}%) and the speedup "
+                          "held ({:+.1f}%, within {:.3g}%): the machine's state, not the code",
+                          fw.change() * 100, th.change() * 100, (speedup.ratio() - 1) * 100, rule.threshold * 100);
+  fw.verdict = Verdict::unsure;
+  fw.cause = UnsureCause::reference_moved;
 }
 
 std::optional<double> geomean_of(const std::vector<double>& ratios) {
@@ -163,6 +158,9 @@ const ImplDelta* ProblemDelta::find(ImplKind k) const {
   for (const auto& d : impls)
     if (d.impl == k) return &d;
   return nullptr;
+}
+ImplDelta* ProblemDelta::find(ImplKind k) {
+  return const_cast<ImplDelta*>(static_cast<const ProblemDelta&>(*this).find(k));
 }
 
 namespace {
@@ -264,11 +262,13 @@ Comparison compare_runs(const RunInfo& bi, const RunResults& base, const RunInfo
     for (const ImplResult& rb : b.impls)
       if (!p.find(rb.impl)) pd.only_baseline.push_back(rb.impl);
 
-    const ImplDelta *fw = pd.find(ImplKind::framework), *th = pd.find(ImplKind::torch);
+    ImplDelta* fw = pd.find(ImplKind::framework);
+    const ImplDelta* th = pd.find(ImplKind::torch);
     if (fw && th && fw->time && th->time) {
       pd.speedup = explain_speedup(th->baseline->median_ms / fw->baseline->median_ms,
                                    th->current->median_ms / fw->current->median_ms, *fw->time, *th->time, rule);
-      if (pd.speedup->verdict == SpeedupVerdict::same) unsure_when_the_reference_moved(pd, rule);
+      if (pd.speedup->verdict == SpeedupVerdict::same)
+        unsure_when_the_reference_moved(*fw->time, *th->time, *pd.speedup, rule);
     }
     c.problems.push_back(std::move(pd));
   }

@@ -21,7 +21,6 @@ using namespace opbench;
 
 namespace {
 
-
 using Fault = std::function<void(const Bindings&, cudaStream_t)>;
 
 // The op `name` with its framework launcher followed (or replaced) by `fault`.

@@ -20,7 +20,6 @@ using namespace opbench;
 
 namespace {
 
-
 struct OpCase {
   std::string op;
   DType dtype;
