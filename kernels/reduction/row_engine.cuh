@@ -562,18 +562,22 @@ __global__ void __launch_bounds__(kBlock, 3) row_split_reduce_kernel(const T* __
 }
 
 // Short aligned rows past one wave (the plan's unroll 1 or 2: at most 64 vectors a row, cols a multiple of
-// the vector, x 16-byte aligned): groups of GROUP lanes stay resident and take ROWS consecutive rows a
-// step, grid-stride, VPL vectors a lane per row (lane t: vectors t, t + GROUP, ...; short_row_shape in
+// the vector, x 16-byte aligned): groups of GROUP lanes stay resident and take kShortRowsAStep<VPL> consecutive
+// rows a step, grid-stride, VPL vectors a lane per row (lane t: vectors t, t + GROUP, ...; short_row_shape in
 // plans.hpp), all of a step's loads issued together before the rows' reductions. row_reduce_kernel gives a
 // group one row, so a lane holds one or two 16-byte loads in flight and a block retires after eight rows
 // (H100, sum_last bf16 256x256x256: 20.2 us, 54% of the read roof; H200 A/B/A, one vector a lane, two rows a
 // step: 20.5 -> 10.7 us). Five blocks an SM with one vector a lane, four with more: bounded to more, the
 // bf16 reducers spilled.
 // SUM: the rows end in block sums (RowSink).
-template <class T, class R, int ROWS, int VPL, int GROUP, bool SUM>
+// Rows a group takes a step: two hold two rows' loads in flight; at four vectors a lane one row holds as many (two
+// rows of four spilled 224-308 bytes in every bf16 reducer, ptxas).
+template <int VPL>
+constexpr int kShortRowsAStep = VPL >= 4 ? 1 : 2;
+template <class T, class R, int VPL, int GROUP, bool SUM>
 __global__ void __launch_bounds__(kBlock, VPL == 1 ? 5 : 4)
     row_short_kernel(const T* __restrict__ x, int64_t rows, int nvec, R red) {
-  constexpr int group = GROUP;
+  constexpr int group = GROUP, ROWS = kShortRowsAStep<VPL>;
   using State = typename R::State;
   constexpr int VEC = vec_of<T>();
   using Vec = Packet<T, VEC>;
@@ -616,14 +620,11 @@ __global__ void __launch_bounds__(kBlock, VPL == 1 ? 5 : 4)
 // The grid of row_short_kernel<..., SUM> for `rows`: one wave, or fewer blocks if the rows need fewer.
 template <class T, class R, int VPL, int GROUP, bool SUM>
 int64_t row_short_grid(int64_t rows) {
-  constexpr int ROWS = VPL >= 4 ? 1 : 2;
-  const int64_t resident = resident_blocks<row_short_kernel<T, R, ROWS, VPL, GROUP, SUM>>();
-  const int64_t need = ceil_div(ceil_div(rows, int64_t(ROWS)), int64_t(kBlock / GROUP));
+  const int64_t resident = resident_blocks<row_short_kernel<T, R, VPL, GROUP, SUM>>();
+  const int64_t need = ceil_div(ceil_div(rows, int64_t(kShortRowsAStep<VPL>)), int64_t(kBlock / GROUP));
   return need < resident ? need : resident;
 }
-// Launches row_short_kernel, GROUP lanes of VPL vectors a row. Two rows a step hold two rows' loads in flight; at
-// four vectors a lane one row a step holds as many (two rows of four spilled 224-308 bytes in every bf16 reducer,
-// ptxas). A reducer that sums its rows (SumsRows) ends them in block sums where its groups take two rows or more
+// Launches row_short_kernel, GROUP lanes of VPL vectors a row. A reducer that sums its rows (SumsRows) ends them in block sums where its groups take two rows or more
 // at one row a step; elsewhere the block's closing barrier cost more than the shorter pass after it saved, and
 // at two rows a step the running sum spilled (H100, cross_entropy, bench_ops A/B, notes/performance.md,
 // twenty-seventh round: bf16 256x256x256 16.90 -> 16.19 us, 512x512x512 98.1 -> 93.7, fp32 256x256x256 27.6 ->
@@ -631,18 +632,17 @@ int64_t row_short_grid(int64_t rows) {
 // 12.26). Returns the number of values the rows left: the grid's block sums, else one a row.
 template <class T, class R, int VPL, int GROUP>
 int64_t launch_row_short(const T* x, int64_t rows, int64_t cols, const R& red, cudaStream_t stream) {
-  constexpr int ROWS = VPL >= 4 ? 1 : 2;
   const int nvec = int(cols / vec_of<T>());
-  if constexpr (SumsRows<R>::value && ROWS == 1) {
+  if constexpr (SumsRows<R>::value && kShortRowsAStep<VPL> == 1) {
     const int64_t grid = row_short_grid<T, R, VPL, GROUP, true>(rows);
     if (rows >= 2 * grid * (kBlock / GROUP)) {
-      row_short_kernel<T, R, ROWS, VPL, GROUP, true><<<unsigned(grid), kBlock, 0, stream>>>(x, rows, nvec, red);
+      row_short_kernel<T, R, VPL, GROUP, true><<<unsigned(grid), kBlock, 0, stream>>>(x, rows, nvec, red);
       FW_CHECK_LAUNCH();
       return grid;
     }
   }
   const int64_t grid = row_short_grid<T, R, VPL, GROUP, false>(rows);
-  row_short_kernel<T, R, ROWS, VPL, GROUP, false><<<unsigned(grid), kBlock, 0, stream>>>(x, rows, nvec, red);
+  row_short_kernel<T, R, VPL, GROUP, false><<<unsigned(grid), kBlock, 0, stream>>>(x, rows, nvec, red);
   FW_CHECK_LAUNCH();
   return rows;
 }
