@@ -70,8 +70,16 @@ SpeedupDelta explain_speedup(double base, double cur, const TimingDelta& fw, con
     return s;
   }
   s.verdict = SpeedupVerdict::same;
-  if (fw.verdict != Verdict::same || th.verdict != Verdict::same)
-    s.why = fmt::format("both got {}", fw.verdict == Verdict::slower ? "slower" : "faster");
+  // Within the threshold, which side moved (it said "both" whenever either one did).
+  const auto moved = [](Verdict v) { return v == Verdict::slower ? "slower" : "faster"; };
+  if (fw.verdict != Verdict::same && fw.verdict == th.verdict)
+    s.why = fmt::format("both got {}", moved(fw.verdict));
+  else if (fw.verdict != Verdict::same && th.verdict != Verdict::same)
+    s.why = fmt::format("the framework got {} and LibTorch {}", moved(fw.verdict), moved(th.verdict));
+  else if (fw.verdict != Verdict::same)
+    s.why = fmt::format("the framework got {}; LibTorch's time held", moved(fw.verdict));
+  else if (th.verdict != Verdict::same)
+    s.why = fmt::format("LibTorch got {}; the framework's time held", moved(th.verdict));
   return s;
 }
 

@@ -325,6 +325,28 @@ TEST(Match, BothSidesSlowerTogetherIsUnsureNotARegression) {
   EXPECT_TRUE(has_regression(more));
 }
 
+// The speedup held while only one side moved by the rule: its reason names that side (it said "both got slower").
+TEST(Match, SpeedupHeldNamesTheSideThatMoved) {
+  const Shape s = {4096, 4096};
+  auto one = [&](const std::string& commit, double fw_ms, double torch_ms, uint64_t seed) {
+    RunResults r = run(commit, "2026-11-27T10:00:00Z", "NVIDIA H100 80GB HBM3");
+    r.problems = {problem("add", Category{"element"}, s, DType::f32, fw_ms, torch_ms, seed, 100, 0.002)};
+    return r;
+  };
+  // Framework +6% (slower by the rule), LibTorch +2% (same): the speedup -3.8%, within 5%.
+  const Comparison c = compare_runs(info("a"), one("a", 0.100, 0.120, 1), info("b"), one("b", 0.106, 0.1224, 2), kRule,
+                                    false);
+  const ProblemDelta& p = c.problems[0];
+  ASSERT_EQ(p.find(ImplKind::framework)->time->verdict, Verdict::slower);
+  ASSERT_EQ(p.find(ImplKind::torch)->time->verdict, Verdict::same);
+  ASSERT_EQ(p.speedup->verdict, SpeedupVerdict::same);
+  EXPECT_EQ(p.speedup->why, "the framework got slower; LibTorch's time held");
+  // The mirror: faster, named the same way.
+  const Comparison m = compare_runs(info("b"), one("b", 0.106, 0.1224, 2), info("a"), one("a", 0.100, 0.120, 1), kRule,
+                                    false);
+  EXPECT_EQ(m.problems[0].speedup->why, "the framework got faster; LibTorch's time held");
+}
+
 TEST(Match, BrokenAndFixedResults) {
   RunResults a = suite("a", "2026-11-20T01:00:00Z", 1), b = suite("b", "2026-11-21T01:00:00Z", 2);
   b.problems[1].impls[0] = failed_impl(ImplKind::framework, Status::incorrect, "output 0 element 3: 1.5 vs 1.25");
