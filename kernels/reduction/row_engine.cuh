@@ -624,12 +624,12 @@ int64_t row_short_grid(int64_t rows) {
   const int64_t need = ceil_div(ceil_div(rows, int64_t(kShortRowsAStep<VPL>)), int64_t(kBlock / GROUP));
   return need < resident ? need : resident;
 }
-// Launches row_short_kernel, GROUP lanes of VPL vectors a row. A reducer that sums its rows (SumsRows) ends them in block sums where its groups take two rows or more
-// at one row a step; elsewhere the block's closing barrier cost more than the shorter pass after it saved, and
-// at two rows a step the running sum spilled (H100, cross_entropy, bench_ops A/B, notes/performance.md,
-// twenty-seventh round: bf16 256x256x256 16.90 -> 16.19 us, 512x512x512 98.1 -> 93.7, fp32 256x256x256 27.6 ->
-// 26.3; but fp32 128x128x128, one row a group, 6.82 -> 6.97, and bf16 65536x128, two rows a step, 12.04 ->
-// 12.26). Returns the number of values the rows left: the grid's block sums, else one a row.
+// Launches row_short_kernel, GROUP lanes of VPL vectors a row. A reducer that sums its rows (SumsRows) ends them in
+// block sums where its groups take two rows or more at one row a step; elsewhere the block's closing barrier cost
+// more than the shorter pass after it saved, and at two rows a step the running sum spilled (H100, cross_entropy,
+// bench_ops A/B, notes/performance.md, twenty-seventh round: bf16 256x256x256 16.90 -> 16.19 us, 512x512x512 98.1
+// -> 93.7, fp32 256x256x256 27.6 -> 26.3; but fp32 128x128x128, one row a group, 6.82 -> 6.97, and bf16 65536x128,
+// two rows a step, 12.04 -> 12.26). Returns the number of values the rows left: the grid's block sums, else one a row.
 template <class T, class R, int VPL, int GROUP>
 int64_t launch_row_short(const T* x, int64_t rows, int64_t cols, const R& red, cudaStream_t stream) {
   const int nvec = int(cols / vec_of<T>());
