@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/aa_spread.py on the small committed reports (tests/data/compare_*.json): issue 9's A/A criterion
-# overall and per implementation, the results outside the bounds by op, and the list of results more than 15%
-# apart.
+# overall and per implementation, the results outside the bounds by op (change in % and shift in µs), and the list
+# of results more than 15% apart.
 # Usage: aa_spread.sh path/to/python3 path/to/scripts/aa_spread.py path/to/tests/data
 set -u
 py=$1
@@ -22,6 +22,8 @@ has "slower: torch fails" "$slower" "| torch | 3 of 4 (75.0%) | - | 1 | 19.8% | 
 has "slower: relu listed" "$slower" "- activation/relu/fp32/4096x4096/framework: 45.15 vs 56.54 µs (+25.2%)"
 has "slower: relu by op" "$slower" "| framework | relu | 1 | +25.2% | +25.2% |"
 has "slower: add by op" "$slower" "| torch | add | 1 | -19.8% | -19.8% |"
+has "slower: relu shift in us" "$slower" "| framework | relu | 1 | +25.2% | +25.2% | +11.39 µs | +11.39 .. +11.39 µs |"
+has "slower: add shift in us" "$slower" "| torch | add | 1 | -19.8% | -19.8% | -13.44 µs | -13.44 .. -13.44 µs |"
 no_outside() { ! grep -qF "Outside 3%" <<<"$1"; }
 check "same: no table of results outside the bounds" no_outside "$same"
 "$py" "$script" "$data/no_such_report.json" "$data/compare_baseline.json" >/dev/null 2>&1
