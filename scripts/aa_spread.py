@@ -94,7 +94,7 @@ def main():
               f"{100 * max(big + small):.1f}% | {'yes' if meets else 'no'} |")
     # Where the results outside the bounds are: an A/A failure is read by op (e.g. a reference's few-us reductions
     # moving between processes), not result by result.
-    # The shift in µs beside the change in %: a step of the same few hundred ns over all of an op's shapes (a state of
+    # The shift in µs beside the change in %: a step of about the same µs over all of an op's shapes (a state of
     # the process, as LibTorch's full reductions take in about half of the processes: notes/methodology.md) shows as
     # a narrow range of shifts, where a change in the kernel's own work scales with its time.
     outside = {}
