@@ -88,13 +88,12 @@ __global__ void __launch_bounds__(kBlock, 3) mse_kernel(const T* __restrict__ p,
   const int64_t len = (n - c0 < chunk) ? n - c0 : chunk;
   float acc = 0.f;
   mse_range(p + c0, q + c0, len, threadIdx.x, blockDim.x, acc);
-  auto add = [](const SumState& a, const SumState& b) { return SumState{a.s + b.s}; };
-  SumState st = block_allreduce(SumState{acc}, add, SumState{0.f});
+  const float sum = block_sum_all(acc);
   if (gridDim.x == 1) {
-    if (threadIdx.x == 0) out[0] = from_float<T>(st.s * scale);
+    if (threadIdx.x == 0) out[0] = from_float<T>(sum * scale);
     return;
   }
-  if (threadIdx.x == 0) partials[blockIdx.x] = st.s;
+  if (threadIdx.x == 0) partials[blockIdx.x] = sum;
   if constexpr (GRID_SUM) {
     // Block 0 adds the block sums (at most 128, kGridSumMax / kMinChunk) a value a thread: mean_dependent.cuh's
     // block_sum in its place (16-byte loads) took 0.15-0.25 us longer at every size this path runs (H100, A/B/A:
@@ -103,8 +102,8 @@ __global__ void __launch_bounds__(kBlock, 3) mse_kernel(const T* __restrict__ p,
     if (blockIdx.x != 0) return;
     float s = 0.f;
     for (int k = threadIdx.x; k < int(gridDim.x); k += blockDim.x) s += partials[k];
-    st = block_allreduce(SumState{s}, add, SumState{0.f});
-    if (threadIdx.x == 0) out[0] = from_float<T>(st.s * scale);
+    s = block_sum_all(s);
+    if (threadIdx.x == 0) out[0] = from_float<T>(s * scale);
   }
 }
 

@@ -46,9 +46,7 @@ __device__ __forceinline__ float block_sum(const float* __restrict__ v, int64_t 
   }
   for (int64_t k = n4 * 4 + threadIdx.x; k < len; k += nt) acc[1] += v[k];
   const float mine = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-  return block_allreduce(
-             SumState{mine}, [](const SumState& a, const SumState& b) { return SumState{a.s + b.s}; }, SumState{0.f})
-      .s;
+  return block_sum_all(mine);
 }
 
 // Block b writes out[b] = scale * sum(v[b * per, min(n, (b + 1) * per))). per is a multiple of 4 and v is

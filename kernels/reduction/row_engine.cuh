@@ -230,6 +230,13 @@ struct SumOps {
   __device__ __forceinline__ State combine(const State& a, const State& b) const { return {a.s + b.s}; }
 };
 
+// The sum of every thread's v over the block (every thread gets it; block_allreduce's rules).
+__device__ __forceinline__ float block_sum_all(float v) {
+  return block_allreduce(SumState{v}, [](const SumState& a, const SumState& b) { return SumOps().combine(a, b); },
+                         SumState{0.f})
+      .s;
+}
+
 struct SumSqOps {  // sum of squares (rms_norm)
   using State = SumState;
   __device__ __forceinline__ State init(int64_t) const { return {0.f}; }
@@ -422,10 +429,7 @@ struct RowSink<R, true> {
     acc += red.row_value(row, st);
   }
   __device__ __forceinline__ void finish(const R& red) {
-    const float s = block_allreduce(
-                        SumState{acc}, [](const SumState& a, const SumState& b) { return SumState{a.s + b.s}; },
-                        SumState{0.f})
-                        .s;
+    const float s = block_sum_all(acc);
     if (threadIdx.x == 0) red.write_total(blockIdx.x, s);
   }
 };
