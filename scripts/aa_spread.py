@@ -10,7 +10,10 @@ percentiles of the relative difference. This is issue 9's test of a timing a nig
 at least 98% of the results of 20 µs or more within 3%, of the others within 5%, none more than 15%
 apart. A second table applies it to each implementation on its own (the framework's kernels, LibTorch,
 each vendor library), since a reference's medians can move between processes while ours hold; a third
-groups the results outside the bounds by implementation and op, with their change in % and in µs.
+groups the results outside the bounds by implementation and op, with their change in % and in µs. Each
+result more than 15% apart is listed with the range of its kept samples in each run: sets that do not
+overlap moved as a whole between the processes (a state of a process, which more samples in one process
+cannot remove), sets that overlap are noise within a process.
 Exit 0; 2 when a file cannot be read.
 """
 import argparse
@@ -24,12 +27,26 @@ def medians(path):
     except (OSError, ValueError) as e:
         print(f"{path}: {e}", file=sys.stderr)
         sys.exit(2)
-    out = {}
+    out, ranges = {}, {}
     for r in report.get("results", []):
-        t = r.get("graph_time_ms") or r.get("time_ms")
+        graph = bool(r.get("graph_time_ms"))
+        t = r.get("graph_time_ms") if graph else r.get("time_ms")
         if t:
-            out[(r["category"], r["operation"], r["dtype"], r["shape_str"], r["implementation"])] = t * 1000.0
-    return out, report.get("context", {})
+            k = (r["category"], r["operation"], r["dtype"], r["shape_str"], r["implementation"])
+            out[k] = t * 1000.0
+            st = r.get("graph_time_stats" if graph else "time_stats") or {}
+            if st.get("min") is not None and st.get("max") is not None:
+                ranges[k] = (st["min"] * 1000.0, st["max"] * 1000.0)
+    return out, ranges, report.get("context", {})
+
+
+def sets_line(ra, rb):
+    """The two runs' sample ranges of one result, and whether the sets overlap."""
+    if not ra or not rb:
+        return ""
+    apart = ra[1] < rb[0] or rb[1] < ra[0]
+    return (f"; samples {ra[0]:.2f}-{ra[1]:.2f} vs {rb[0]:.2f}-{rb[1]:.2f} µs, "
+            + ("apart (the whole set moved)" if apart else "overlapping (within the noise of a process)"))
 
 
 # Issue 9's bounds: results of BIG_US or more within BIG_TOL of each other, the rest within SMALL_TOL, none
@@ -54,8 +71,8 @@ def main():
     ap.add_argument("first")
     ap.add_argument("second")
     args = ap.parse_args()
-    a, ca = medians(args.first)
-    b, cb = medians(args.second)
+    a, ra, ca = medians(args.first)
+    b, rb, cb = medians(args.second)
     keys = sorted(set(a) & set(b))
     print(f"{args.first} ({ca.get('timestamp', '?')}, timer {ca.get('device_timer', 'events')}) vs "
           f"{args.second} ({cb.get('timestamp', '?')}, timer {cb.get('device_timer', 'events')}): "
@@ -118,7 +135,8 @@ def main():
     if far:
         print("\nAbove 15%:")
         for d, k in sorted(far, reverse=True):
-            print(f"- {'/'.join(k)}: {a[k]:.2f} vs {b[k]:.2f} µs ({100 * (b[k] - a[k]) / a[k]:+.1f}%)")
+            print(f"- {'/'.join(k)}: {a[k]:.2f} vs {b[k]:.2f} µs ({100 * (b[k] - a[k]) / a[k]:+.1f}%)"
+                  + sets_line(ra.get(k), rb.get(k)))
     return 0
 
 
