@@ -70,16 +70,15 @@ SpeedupDelta explain_speedup(double base, double cur, const TimingDelta& fw, con
     return s;
   }
   s.verdict = SpeedupVerdict::same;
-  // Within the threshold, which side moved (it said "both" whenever either one did).
-  const auto moved = [](Verdict v) { return v == Verdict::slower ? "slower" : "faster"; };
-  if (fw.verdict != Verdict::same && fw.verdict == th.verdict)
-    s.why = fmt::format("both got {}", moved(fw.verdict));
-  else if (fw.verdict != Verdict::same && th.verdict != Verdict::same)
-    s.why = fmt::format("the framework got {} and LibTorch {}", moved(fw.verdict), moved(th.verdict));
+  // Within the threshold, which side moved by the rule (unsure was handled above). If both did, they moved the same
+  // way: each verdict takes a ratio of medians past the threshold, so opposite moves would take the speedup (their
+  // quotient) past it too, and the branch above would have judged it.
+  if (fw.verdict != Verdict::same && th.verdict != Verdict::same)
+    s.why = fmt::format("both got {}", verdict_name(fw.verdict));
   else if (fw.verdict != Verdict::same)
-    s.why = fmt::format("the framework got {}; LibTorch's time held", moved(fw.verdict));
+    s.why = fmt::format("the framework got {}; LibTorch's time held", verdict_name(fw.verdict));
   else if (th.verdict != Verdict::same)
-    s.why = fmt::format("LibTorch got {}; the framework's time held", moved(th.verdict));
+    s.why = fmt::format("LibTorch got {}; the framework's time held", verdict_name(th.verdict));
   return s;
 }
 

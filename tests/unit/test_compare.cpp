@@ -345,6 +345,13 @@ TEST(Match, SpeedupHeldNamesTheSideThatMoved) {
   const Comparison m = compare_runs(info("b"), one("b", 0.106, 0.1224, 2), info("a"), one("a", 0.100, 0.120, 1), kRule,
                                     false);
   EXPECT_EQ(m.problems[0].speedup->why, "the framework got faster; LibTorch's time held");
+  // LibTorch +6% (slower by the rule), the framework +2% (same): named from LibTorch's side.
+  const Comparison t = compare_runs(info("a"), one("a", 0.100, 0.120, 1), info("b"), one("b", 0.102, 0.1272, 2), kRule,
+                                    false);
+  ASSERT_EQ(t.problems[0].find(ImplKind::framework)->time->verdict, Verdict::same);
+  ASSERT_EQ(t.problems[0].find(ImplKind::torch)->time->verdict, Verdict::slower);
+  ASSERT_EQ(t.problems[0].speedup->verdict, SpeedupVerdict::same);
+  EXPECT_EQ(t.problems[0].speedup->why, "LibTorch got slower; the framework's time held");
 }
 
 TEST(Match, BrokenAndFixedResults) {
