@@ -1,10 +1,13 @@
-// gemm_sweep: times every cluster-free tile configuration of the wgmma GEMM (gemm_sm90.cu) with every
-// split-K count, and every cluster configuration unsplit, on the given 16-bit shapes, and marks the choice
-// fw::gemm makes, so that its cost model (sm90_model_choice) can be checked against measurements. A developer
-// tool, not part of bench_ops:
-//   build/gemm_sweep [--dtype bf16|fp16] [--reps N] MxNxK[:nk|:kn] ...
+// gemm_sweep: times every cluster-free tile configuration of the wgmma GEMM (gemm_sm90.cu) that the cost model
+// chooses from with every split-K count, and every cluster configuration unsplit, on the given 16-bit shapes
+// (fp32: below), and marks the choice fw::gemm makes, so that its cost model (sm90_model_choice) can be checked
+// against measurements. A developer tool, not part of bench_ops:
+//   build/gemm_sweep [--dtype bf16|fp16|fp32] [--reps N] MxNxK[:nk|:kn] ...
 // (default: B as [K, N] for matmul; nk for a linear layer's W). Without shapes, a built-in list: the
 // Qwen2-0.5B projections at 128..2048 tokens and the decode-like and square shapes of the matmul suite.
+// --dtype fp32 times fp32 with B as [K, N] instead (3xTF32 in the kernel, gemm_tf32x3_kn: A's parts split
+// by their own kernel, then the transposed problem C^T = B^T A^T): every cluster-free tile at most 192 wide
+// (the block sums' limit) with every split count, whole calls (split, GEMM and split-K sum) timed.
 // Timing: each launch alone, L2 cleaned before it (bench_ops's L2Flusher: 2 x L2 written, then read),
 // CUDA events, the median of --reps launches (25). The configurations of a shape take turns, one launch
 // each per round (as bench_ops interleaves implementations), so that a GPU heating up over a long shape
@@ -51,6 +54,14 @@ __global__ void fill(uint16_t* p, size_t n, uint32_t seed) {
     h ^= h >> 15;
     // A value in [-1, 1) of the 16-bit type whose bits are set below (bf16 and fp16 alike: small exponents).
     p[i] = uint16_t(0x3800u | (h & 0x83FFu));
+  }
+}
+
+__global__ void fill_f32(float* p, size_t n, uint32_t seed) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    uint32_t h = uint32_t(i) * 2654435761u ^ seed;
+    h ^= h >> 15;
+    p[i] = float(h & 0xFFFFu) / 32768.f - 1.f;  // [-1, 1) with 16 bits of mantissa: the small parts are not zero
   }
 }
 
@@ -117,8 +128,9 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     if (a == "--dtype" && i + 1 < argc) {
       const std::string d = argv[++i];
-      if (d != "bf16" && d != "fp16") return std::fprintf(stderr, "gemm_sweep: --dtype takes bf16 or fp16\n"), 2;
-      dt = d == "bf16" ? fw::DType::bf16 : fw::DType::f16;
+      if (d != "bf16" && d != "fp16" && d != "fp32")
+        return std::fprintf(stderr, "gemm_sweep: --dtype takes bf16, fp16 or fp32\n"), 2;
+      dt = d == "bf16" ? fw::DType::bf16 : d == "fp16" ? fw::DType::f16 : fw::DType::f32;
     } else if (a == "--reps" && i + 1 < argc) {
       reps = std::max(1, std::atoi(argv[++i]));
     } else {
@@ -128,7 +140,13 @@ int main(int argc, char** argv) {
       cases.push_back(c);
     }
   }
+  const bool f32 = dt == fw::DType::f32;
   if (cases.empty()) cases = default_cases();
+  if (f32) {  // 3xTF32 in the kernel takes B as [K, N] only
+    const auto nk = std::remove_if(cases.begin(), cases.end(), [](const Case& c) { return c.layout == fw::GemmLayout::nk; });
+    if (nk != cases.end()) std::fprintf(stderr, "gemm_sweep: --dtype fp32 times B as [K, N] only; W[N, K] shapes left out\n");
+    cases.erase(nk, cases.end());
+  }
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0)
     return std::fprintf(stderr, "gemm_sweep: no CUDA device\n"), 3;
@@ -149,23 +167,36 @@ int main(int argc, char** argv) {
   auto add_column = [&](Sm90Config c, int sp) {
     columns.push_back({c, sp, std::string(sm90_config_name(c)) + "/" + std::to_string(sp)});
   };
-  for (const Sm90Tile& t : kSm90ModelTiles)
-    for (int sp : kSm90SplitCounts) add_column(t.config, sp);
-  for (int ci = 0; ci < int(Sm90Config::count); ++ci)  // the cluster configurations (they do not split)
-    if (sm90_shape(Sm90Config(ci)).cl > 1) add_column(Sm90Config(ci), 1);
+  if (f32) {  // every cluster-free configuration at most 192 wide, with every split count
+    for (int ci = 0; ci < int(Sm90Config::count); ++ci)
+      if (sm90_shape(Sm90Config(ci)).cl == 1 && sm90_shape(Sm90Config(ci)).bn <= 192)
+        for (int sp : kSm90SplitCounts) add_column(Sm90Config(ci), sp);
+  } else {
+    for (const Sm90Tile& t : kSm90ModelTiles)
+      for (int sp : kSm90SplitCounts) add_column(t.config, sp);
+    for (int ci = 0; ci < int(Sm90Config::count); ++ci)  // the cluster configurations (they do not split)
+      if (sm90_shape(Sm90Config(ci)).cl > 1) add_column(Sm90Config(ci), 1);
+  }
   std::printf("| M x N x K | B | fw::gemm's path | its us | best config | best us | auto/best |");
   for (const Column& col : columns) std::printf(" %s |", col.name.c_str());
   std::printf("\n");
   for (const Case& c : cases) {
     const size_t a_n = size_t(c.M * c.K), b_n = size_t(c.K * c.N), c_n = size_t(c.M * c.N);
+    const size_t esz = f32 ? 4 : 2;
     void *A, *B, *C, *bias;
-    CHECK(cudaMalloc(&A, a_n * 2));
-    CHECK(cudaMalloc(&B, b_n * 2));
-    CHECK(cudaMalloc(&C, c_n * 2));
-    CHECK(cudaMalloc(&bias, size_t(c.N) * 2));
-    fill<<<1024, 256, 0, s>>>(static_cast<uint16_t*>(A), a_n, 1u);
-    fill<<<1024, 256, 0, s>>>(static_cast<uint16_t*>(B), b_n, 2u);
-    fill<<<256, 256, 0, s>>>(static_cast<uint16_t*>(bias), size_t(c.N), 3u);
+    CHECK(cudaMalloc(&A, a_n * esz));
+    CHECK(cudaMalloc(&B, b_n * esz));
+    CHECK(cudaMalloc(&C, c_n * esz));
+    CHECK(cudaMalloc(&bias, size_t(c.N) * esz));
+    if (f32) {
+      fill_f32<<<1024, 256, 0, s>>>(static_cast<float*>(A), a_n, 1u);
+      fill_f32<<<1024, 256, 0, s>>>(static_cast<float*>(B), b_n, 2u);
+      fill_f32<<<256, 256, 0, s>>>(static_cast<float*>(bias), size_t(c.N), 3u);
+    } else {
+      fill<<<1024, 256, 0, s>>>(static_cast<uint16_t*>(A), a_n, 1u);
+      fill<<<1024, 256, 0, s>>>(static_cast<uint16_t*>(B), b_n, 2u);
+      fill<<<256, 256, 0, s>>>(static_cast<uint16_t*>(bias), size_t(c.N), 3u);
+    }
     const void* bias_or_null = c.layout == fw::GemmLayout::nk ? bias : nullptr;  // linear carries a bias
     const GemmArgs args{dt, c.layout, A, B, bias_or_null, C, 1, c.M, c.N, c.K};
     const std::string path = fw::gemm_path(dt, c.layout, A, B, C, 1, c.M, c.N, c.K, false);
@@ -173,10 +204,15 @@ int main(int argc, char** argv) {
     // order of the table's columns.
     std::vector<std::function<void()>> launches{
         [&] { fw::gemm(dt, c.layout, A, B, bias_or_null, C, 1, c.M, c.N, c.K, false, s); }};
-    const bool sm90 = sm90_supported(args);
+    const bool sm90 = f32 ? tf32x3_kn_supported(args) : sm90_supported(args);
     if (sm90)
       for (const Column& col : columns)
-        launches.push_back([&args, &s, &col] { gemm_sm90(args, col.config, s, col.splits); });
+        launches.push_back([&args, &s, &col, f32] {
+          if (f32)
+            gemm_tf32x3_kn(args, col.config, col.splits, s);
+          else
+            gemm_sm90(args, col.config, s, col.splits);
+        });
     const std::vector<float> us = interleaved_median_us(launches, flush, reps, s);
     const float auto_us = us[0];
     std::vector<float> times;  // one a column; -1 where the configurations cannot run
