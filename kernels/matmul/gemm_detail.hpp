@@ -50,6 +50,7 @@ enum class Sm90Config : int {
                     // of 132 SMs idle and 128 wide takes two rounds)
   bm128_bn128_cl2,  // 2 consumers, a pair
   bm128_bn128_cl1,  // 2 consumers
+  bm128_bn64,       // 2 consumers (3xTF32 with B as [K, N] at decode-like M: the transposed problem is 64 wide)
   bm64_bn128,       // 1 consumer
   bm64_bn64,        // 1 consumer (narrow problems: decode-like M, small N)
   count

@@ -1141,6 +1141,7 @@ constexpr Sm90Shape kSm90Shapes[] = {
     {Sm90Config::bm128_bn192, 128, 192, 4, 1, 4, "128x192"},
     {Sm90Config::bm128_bn128_cl2, 128, 128, 6, 2, 6, "128x128 cluster2"},
     {Sm90Config::bm128_bn128_cl1, 128, 128, 6, 1, 6, "128x128"},
+    {Sm90Config::bm128_bn64, 128, 64, 8, 1, 8, "128x64"},
     {Sm90Config::bm64_bn128, 64, 128, 8, 1, 8, "64x128"},
     {Sm90Config::bm64_bn64, 64, 64, 12, 1, 8, "64x64"},
 };
@@ -1184,6 +1185,7 @@ auto dispatch_config(Sm90Config c, F&& f) {
     case C::bm128_bn192: return f(std::integral_constant<C, C::bm128_bn192>{});
     case C::bm128_bn128_cl2: return f(std::integral_constant<C, C::bm128_bn128_cl2>{});
     case C::bm128_bn128_cl1: return f(std::integral_constant<C, C::bm128_bn128_cl1>{});
+    case C::bm128_bn64: return f(std::integral_constant<C, C::bm128_bn64>{});
     case C::bm64_bn128: return f(std::integral_constant<C, C::bm64_bn128>{});
     case C::bm64_bn64: return f(std::integral_constant<C, C::bm64_bn64>{});
     default: break;

@@ -171,7 +171,19 @@ Sm90Config tf32x3_config(const GemmArgs& a) {
 // bench_ops, one lease: against 128x192 (three stages) bmm 32x512^3 111 against 121 us, 448x1024x1024x64 979
 // against 1121; the 64-row tiles (one consumer) ran the decode [64, 4096] @ [4096, 4096] in 91 us against 72 on
 // 128x128 with the fragments split as tf32_split does, before the cheaper split (50 us on 128x128).
-Sm90Config tf32x3_kn_config(const GemmArgs&) { return Sm90Config::bm128_bn128_cl1; }
+// Decode-like M (at most 64: the transposed problem's N): a 128-wide tile spends half its tensor work on columns
+// past N, so 128x64 tiles, where their tiles times their K splits fill 9/10 of the SMs, else 64x64 (twice the
+// tiles; they read A's parts from L2 twice as often). H100, bench_ops, three turns of one lease: [64, 4096] @
+// [4096, 4096] 50.56 us on 128x128 in four splits, 38.30 on 64x64 in two, 33.70 on 128x64 in four (LibTorch 56.13);
+// [16, 4096] @ [4096, 4096] 48.67, 37.17, 31.71 (76.93); [64, 4096] @ [4096, 1024], where 128x64's 32 tiles split
+// in two fill half the SMs, 16.06 on 64x64 against the SIMT kernel's 26.98 (21.98). gemm_sweep --dtype fp32 times
+// every configuration and split.
+Sm90Config tf32x3_kn_config(const GemmArgs& a) {
+  if (a.M > 64) return Sm90Config::bm128_bn128_cl1;
+  const GemmArgs g = with_a_planes(a, a.A);
+  const int64_t units = sm90_tiles(sm90_tf32_kn_problem(a), 128, 64) * sm90_splitk(g, Sm90Config::bm128_bn64);
+  return 10 * units >= 9 * int64_t(device_props().sms) ? Sm90Config::bm128_bn64 : Sm90Config::bm64_bn64;
+}
 
 int tf32x3_kn_splits(const GemmArgs& a) { return sm90_splitk(with_a_planes(a, a.A), tf32x3_kn_config(a)); }
 
