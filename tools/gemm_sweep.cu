@@ -143,8 +143,10 @@ int main(int argc, char** argv) {
   const bool f32 = dt == fw::DType::f32;
   if (cases.empty()) cases = default_cases();
   if (f32) {  // 3xTF32 in the kernel takes B as [K, N] only
-    const auto nk = std::remove_if(cases.begin(), cases.end(), [](const Case& c) { return c.layout == fw::GemmLayout::nk; });
-    if (nk != cases.end()) std::fprintf(stderr, "gemm_sweep: --dtype fp32 times B as [K, N] only; W[N, K] shapes left out\n");
+    const auto is_nk = [](const Case& c) { return c.layout == fw::GemmLayout::nk; };
+    const auto nk = std::remove_if(cases.begin(), cases.end(), is_nk);
+    if (nk != cases.end())
+      std::fprintf(stderr, "gemm_sweep: --dtype fp32 times B as [K, N] only; W[N, K] shapes left out\n");
     cases.erase(nk, cases.end());
   }
   int devices = 0;
@@ -188,15 +190,15 @@ int main(int argc, char** argv) {
     CHECK(cudaMalloc(&B, b_n * esz));
     CHECK(cudaMalloc(&C, c_n * esz));
     CHECK(cudaMalloc(&bias, size_t(c.N) * esz));
-    if (f32) {
-      fill_f32<<<1024, 256, 0, s>>>(static_cast<float*>(A), a_n, 1u);
-      fill_f32<<<1024, 256, 0, s>>>(static_cast<float*>(B), b_n, 2u);
-      fill_f32<<<256, 256, 0, s>>>(static_cast<float*>(bias), size_t(c.N), 3u);
-    } else {
-      fill<<<1024, 256, 0, s>>>(static_cast<uint16_t*>(A), a_n, 1u);
-      fill<<<1024, 256, 0, s>>>(static_cast<uint16_t*>(B), b_n, 2u);
-      fill<<<256, 256, 0, s>>>(static_cast<uint16_t*>(bias), size_t(c.N), 3u);
-    }
+    auto fill_buffer = [&](void* p, size_t n, uint32_t seed) {
+      if (f32)
+        fill_f32<<<1024, 256, 0, s>>>(static_cast<float*>(p), n, seed);
+      else
+        fill<<<1024, 256, 0, s>>>(static_cast<uint16_t*>(p), n, seed);
+    };
+    fill_buffer(A, a_n, 1u);
+    fill_buffer(B, b_n, 2u);
+    fill_buffer(bias, size_t(c.N), 3u);
     const void* bias_or_null = c.layout == fw::GemmLayout::nk ? bias : nullptr;  // linear carries a bias
     const GemmArgs args{dt, c.layout, A, B, bias_or_null, C, 1, c.M, c.N, c.K};
     const std::string path = fw::gemm_path(dt, c.layout, A, B, C, 1, c.M, c.N, c.K, false);
