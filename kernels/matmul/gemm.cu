@@ -117,14 +117,13 @@ bool tf32x3_pays(const detail::GemmArgs& a) { return a.M * a.N >= 512 * (a.M + a
 
 // Whether 3xTF32 in the kernel (B as [K, N] as it lies, only A split; gemm_tf32x3_kn) runs at least about a wave:
 // its tiles of the transposed problem (tf32x3_kn_config) times its K splits fill 9/10 of the SMs. There it beat
-// every other fp32 path on every shape measured, the skinny kernel and the 3xTF32 of a transposed, split B included (H100,
-// bench_ops, one lease: matmul 64x4096x4096 50.0 against SIMT's 62.1 us, 16x4096x4096 48.2 against skinny's 59.3,
-// 1024^3 32.9 against 45.7, 4096^3 1075 against 1629, bmm 8x512^3 28.4 against 54.5); below a wave it lost (matmul
-// 512^3, 16 tiles: 20.7 against SIMT's 13.5 us; bmm 8x256^3, 32 tiles: 14.5 against 10.9).
+// every other fp32 path on every shape measured, the skinny kernel and the 3xTF32 of a transposed, split B
+// included (H100, bench_ops, one lease: matmul 64x4096x4096 50.0 against SIMT's 62.1 us, 16x4096x4096 48.2
+// against skinny's 59.3, 1024^3 32.9 against 45.7, 4096^3 1075 against 1629, bmm 8x512^3 28.4 against 54.5);
+// below a wave it lost (matmul 512^3, 16 tiles: 20.7 against SIMT's 13.5 us; bmm 8x256^3, 32 tiles: 14.5 against
+// 10.9).
 bool tf32x3_kn_pays(const detail::GemmArgs& a) {
-  const detail::Sm90Shape& k = detail::sm90_shape(detail::tf32x3_kn_config(a));
-  const int64_t units = detail::sm90_tiles(detail::sm90_tf32_kn_problem(a), k.bm, k.bn) * detail::tf32x3_kn_splits(a);
-  return 10 * units >= 9 * int64_t(device_props().sms);
+  return detail::fills_a_wave(detail::tf32x3_kn_ctas(a, detail::tf32x3_kn_config(a)), device_props().sms);
 }
 
 Path choose(const detail::GemmArgs& a, bool allow_tf32) {

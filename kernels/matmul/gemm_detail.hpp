@@ -79,6 +79,9 @@ Sm90Config sm90_pick(const GemmArgs& a);
 GemmArgs sm90_tf32_kn_problem(const GemmArgs& a);
 bool sm90_tf32_kn_supported(const GemmArgs& a);
 int64_t sm90_tiles(const GemmArgs& a, int bm, int bn);  // bm x bn output tiles, over the batch
+// About a wave: `ctas` (one an SM) fill at least 9/10 of the `sms` SMs, the rule by which the GEMM paths and the
+// GEMV's strips choose between a larger and a smaller tile, or whether a path pays at all.
+constexpr bool fills_a_wave(int64_t ctas, int64_t sms) { return 10 * ctas >= 9 * sms; }
 // The TF32 tile of a problem with less than a wave of 128x128 tiles: 64x128 where that gives about a wave
 // (9/10 of the SMs), else 64x64 (sm90_pick's and tf32x3_config's rule).
 Sm90Config sm90_tf32_below_a_wave(const GemmArgs& a, int sms);
@@ -128,6 +131,7 @@ Sm90Config tf32x3_config(const GemmArgs& a);  // the tile configuration its GEMM
 bool tf32x3_kn_supported(const GemmArgs& a);
 Sm90Config tf32x3_kn_config(const GemmArgs& a);  // the tile configuration its GEMM runs
 int tf32x3_kn_splits(const GemmArgs& a);         // and its split-K count (1: none)
+int64_t tf32x3_kn_ctas(const GemmArgs& a, Sm90Config c);  // its GEMM's tiles times splits on configuration c
 void gemm_tf32x3_kn(const GemmArgs& a, cudaStream_t s);
 void gemm_tf32x3_kn(const GemmArgs& a, Sm90Config c, int splits, cudaStream_t s);
 

@@ -1343,7 +1343,7 @@ int64_t sm90_tiles(const GemmArgs& a, int bm, int bn) {
 }
 
 Sm90Config sm90_tf32_below_a_wave(const GemmArgs& a, int sms) {
-  return 10 * sm90_tiles(a, 64, 128) >= 9 * sms ? Sm90Config::bm64_bn128 : Sm90Config::bm64_bn64;
+  return fills_a_wave(sm90_tiles(a, 64, 128), sms) ? Sm90Config::bm64_bn128 : Sm90Config::bm64_bn64;
 }
 
 Sm90Config sm90_pick(const GemmArgs& a) {
@@ -1354,7 +1354,7 @@ Sm90Config sm90_pick(const GemmArgs& a) {
   // matmul 4096x896x4864: 112 tiles of 128x256 in one round, where 128x128 took two rounds of 224 tiles).
   const int64_t t256 = sm90_tiles(a, 128, 256), t128 = sm90_tiles(a, 128, 128);
   const int64_t rounds256 = ceil_div(t256, int64_t(sms)), rounds128 = ceil_div(t128, int64_t(sms));
-  if (10 * t256 >= 9 * sms || (rounds128 > 1 && 2 * rounds256 <= rounds128)) return Sm90Config::bm128_bn256_cl1;
+  if (fills_a_wave(t256, sms) || (rounds128 > 1 && 2 * rounds256 <= rounds128)) return Sm90Config::bm128_bn256_cl1;
   if (t128 >= sms) return Sm90Config::bm128_bn128_cl1;
   return sm90_tf32_below_a_wave(a, sms);
 }

@@ -180,11 +180,15 @@ Sm90Config tf32x3_config(const GemmArgs& a) {
 // every configuration and split.
 Sm90Config tf32x3_kn_config(const GemmArgs& a) {
   if (a.M > 64) return Sm90Config::bm128_bn128_cl1;
-  const GemmArgs g = with_a_planes(a, a.A);
-  const int64_t units = sm90_tiles(sm90_tf32_kn_problem(a), 128, 64) * sm90_splitk(g, Sm90Config::bm128_bn64);
-  return 10 * units >= 9 * int64_t(device_props().sms) ? Sm90Config::bm128_bn64 : Sm90Config::bm64_bn64;
+  return fills_a_wave(tf32x3_kn_ctas(a, Sm90Config::bm128_bn64), device_props().sms) ? Sm90Config::bm128_bn64
+                                                                                     : Sm90Config::bm64_bn64;
 }
 
 int tf32x3_kn_splits(const GemmArgs& a) { return sm90_splitk(with_a_planes(a, a.A), tf32x3_kn_config(a)); }
+
+int64_t tf32x3_kn_ctas(const GemmArgs& a, Sm90Config c) {
+  const Sm90Shape& k = sm90_shape(c);
+  return sm90_tiles(sm90_tf32_kn_problem(a), k.bm, k.bn) * sm90_splitk(with_a_planes(a, a.A), c);
+}
 
 }  // namespace fw::detail

@@ -336,7 +336,7 @@ constexpr int kMaxSplits = 16;
 template <class T>
 Plan plan_of(int64_t N, int64_t K) {
   const int64_t strips = ceil_div(N, int64_t(kStripCols)), sms = fw::device_props().sms;
-  if (K <= kStripMaxK && strips <= sms && 10 * strips >= 9 * sms) return Plan{Kind::strip, 1};
+  if (K <= kStripMaxK && strips <= sms && detail::fills_a_wave(strips, sms)) return Plan{Kind::strip, 1};
   const int64_t tiles = ceil_div(N, int64_t(kCols<T>));
   const int cl = tiles <= active_clusters<T, 8>() ? 8 : tiles <= active_clusters<T, 4>() ? 4 : 2;
   const int64_t plain = std::min<int64_t>(kMaxSplits, resident_split_ctas<T>() / tiles);
