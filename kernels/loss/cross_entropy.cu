@@ -32,9 +32,18 @@ using namespace rowwise;
 // from the row's loaded vectors instead (the lane whose vector holds column t) cost registers and a test a
 // vector: bf16 4096x151936 418.6 -> 502.4 us. Reading both target and x[row, t] at the row's end was two round
 // trips after the reduction (256x256x256 fp32 57.4 us against 33.4, report 20261125-192853).
+// The target is kept as loaded and tested for [0, cols) only at the row's end: testing it in init (as until
+// da57bfc) made that test the first use of the load, so the warp waited a DRAM round trip for the target there,
+// before it issued the row's loads (SASS: ISETP on the target right after its LDG, the row's LDG.128s after).
+// H100 GPU 3e1ac9b5, bench_ops A/D/A/D, medians (us): fp32 512x512x512 194.3 -> 181.2, 64x512x512 29.1 -> 27.0;
+// bf16 16384x768 15.97 -> 14.76, 16384x1024 17.9 -> 16.5, 4096x896 7.90 -> 7.18, 32x32x32 4.35 -> 3.98;
+// geomean over the 128 problems 0.984; the short-row kernel's rows (256x256x256) as before.
+// Reading x[row, t] before the lanes merge instead of after (so that the merge hides its latency) gained
+// nothing measurable over that (geomean 0.982, same turns; and its build failed test_kernels' bf16
+// cross_entropy case, not looked into) and was dropped.
 struct CeState {
   float m, s;  // LseState
-  int t;       // the row's target column; -1 when outside [0, cols) (the loss is NaN then)
+  int64_t t;   // the row's target, as loaded (the loss is NaN when it is outside [0, cols))
 };
 template <class T>
 struct RowLossOps {
@@ -45,8 +54,7 @@ struct RowLossOps {
   float* loss;  // a row's loss, or a block's sum of its rows' losses (RowSink)
   static constexpr bool kSumsRows = true;
   __device__ __forceinline__ State init(int64_t row) const {
-    const int64_t t = target[row];
-    return {-INFINITY, 0.f, (t >= 0 && t < cols) ? int(t) : -1};
+    return {-INFINITY, 0.f, target[row]};
   }
   template <int N>
   __device__ __forceinline__ void add(State& st, const float (&v)[N], int64_t idx) const {
@@ -60,7 +68,7 @@ struct RowLossOps {
     return {l.m, l.s, a.t};
   }
   __device__ __forceinline__ float row_value(int64_t row, const State& st) const {
-    const float xt = st.t >= 0 ? to_float(x[row * cols + st.t]) : NAN;
+    const float xt = (st.t >= 0 && st.t < cols) ? to_float(x[row * cols + st.t]) : NAN;
     return lse_value(LseState{st.m, st.s}) - xt;
   }
   __device__ __forceinline__ void write(int64_t row, const State& st) const { loss[row] = row_value(row, st); }
