@@ -4,7 +4,9 @@
 // kernel with 8..32 lanes a row, a warp a row with two vectors a lane, the streaming kernel, the split kernel). The
 // benchmark's own check draws finite inputs only; this is where NaN propagation, infinite maxima and rows of -inf are
 // held to LibTorch's answers: NaN exactly where LibTorch gives NaN, the same infinity, the same index, finite values
-// within the output dtype's rounding. Skipped, with the reason, without a GPU.
+// within the output dtype's rounding. And cross_entropy (fw::cross_entropy) on the same row lengths: with targets in
+// [0, cols) as LibTorch's mean loss, and NaN when a row's target is outside (-1 or cols), the documented answer where
+// LibTorch stops with a device assert. Skipped, with the reason, without a GPU.
 #include <ATen/ATen.h>
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
@@ -17,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/loss/loss.hpp"
 #include "kernels/reduction/reduction.hpp"
 #include "tests/gpu/gpu_skip.hpp"
 
@@ -160,6 +163,45 @@ TEST_P(SpecialValues, RowReductionsMatchLibTorch) {
       ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
       EXPECT_EQ(compare_rows(name, dt, rows, cols, cols, false, xs, got, want), 0)
           << name << " " << opbench::dtype_name(dt) << " " << rows << "x" << cols << ": elements unlike LibTorch's";
+    }
+  }
+}
+
+// The row lengths of RowReductionsMatchLibTorch take each of the row engine's kernels for cross_entropy too; 65536
+// rows of 256 take the short-row kernel that sums its rows' losses in block sums (two rows a group or more).
+TEST_P(SpecialValues, CrossEntropyIsNaNForATargetOutsideTheClasses) {
+  const DType dt = GetParam();
+  const std::vector<std::pair<int64_t, int64_t>> shapes = {{33, 1},   {33, 5},     {66, 40},     {66, 250},  {66, 500},
+                                                           {66, 3000}, {66, 20000}, {22, 100003}, {65536, 256}};
+  for (const auto& [rows, cols] : shapes) {
+    std::mt19937_64 gen(uint64_t(rows * 31 + cols));
+    const at::Tensor x = at::randn({rows, cols}, at::kDouble).to(scalar_type(dt)).to(at::kCUDA).contiguous();
+    std::vector<int64_t> t(static_cast<std::size_t>(rows));
+    for (int64_t& v : t) v = int64_t(gen() % uint64_t(cols));
+    const std::size_t ws_bytes = fw::cross_entropy_workspace_bytes(rows, cols, dt);
+    const at::Tensor ws = at::empty({int64_t(ws_bytes) + 16}, x.options().dtype(at::kByte));
+    auto loss = [&](const std::vector<int64_t>& targets) {
+      const at::Tensor tg =
+          at::from_blob(const_cast<int64_t*>(targets.data()), {rows}, at::kLong).to(at::kCUDA).contiguous();
+      at::Tensor out = at::empty({1}, x.options());
+      EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      fw::cross_entropy(dt, x.data_ptr(), tg.data_ptr<int64_t>(), out.data_ptr(), rows, cols, ws.data_ptr(), ws_bytes,
+                        nullptr);
+      EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      return out.to(at::kCPU).to(at::kDouble).item<double>();
+    };
+    const std::string where = std::string(opbench::dtype_name(dt)) + " " + std::to_string(rows) + "x" +
+                              std::to_string(cols);
+    const at::Tensor tg = at::from_blob(t.data(), {rows}, at::kLong).to(at::kCUDA);
+    const double want = at::cross_entropy_loss(x.to(at::kFloat), tg).to(at::kCPU).item<double>();
+    const double got = loss(t);
+    EXPECT_NEAR(got, want, (out_eps(dt) + 1e-4) * std::fabs(want) + 1e-5) << where << ": targets in [0, cols)";
+    for (const int64_t bad : {int64_t(-1), cols}) {
+      std::vector<int64_t> tb = t;
+      tb[std::size_t(rows / 2)] = bad;
+      const double v = loss(tb);
+      EXPECT_TRUE(std::isnan(v)) << where << ": row " << rows / 2 << "'s target " << bad << " gave " << v
+                                 << ", not NaN";
     }
   }
 }
