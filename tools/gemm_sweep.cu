@@ -48,20 +48,17 @@ struct Case {
   fw::GemmLayout layout;
 };
 
-__global__ void fill(uint16_t* p, size_t n, uint32_t seed) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
-    uint32_t h = uint32_t(i) * 2654435761u ^ seed;
-    h ^= h >> 15;
-    // A value in [-1, 1) of the 16-bit type whose bits are set below (bf16 and fp16 alike: small exponents).
-    p[i] = uint16_t(0x3800u | (h & 0x83FFu));
-  }
-}
+// Test data from a hash of the index: a value in [-1, 1) of the 16-bit type whose bits are set here (bf16 and fp16
+// alike: small exponents), or an fp32 value in [-1, 1) with 16 bits of mantissa (3xTF32's small parts are not zero).
+__device__ void set_value(uint16_t& v, uint32_t h) { v = uint16_t(0x3800u | (h & 0x83FFu)); }
+__device__ void set_value(float& v, uint32_t h) { v = float(h & 0xFFFFu) / 32768.f - 1.f; }
 
-__global__ void fill_f32(float* p, size_t n, uint32_t seed) {
+template <class T>
+__global__ void fill(T* p, size_t n, uint32_t seed) {
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
     uint32_t h = uint32_t(i) * 2654435761u ^ seed;
     h ^= h >> 15;
-    p[i] = float(h & 0xFFFFu) / 32768.f - 1.f;  // [-1, 1) with 16 bits of mantissa: the small parts are not zero
+    set_value(p[i], h);
   }
 }
 
@@ -192,7 +189,7 @@ int main(int argc, char** argv) {
     CHECK(cudaMalloc(&bias, size_t(c.N) * esz));
     auto fill_buffer = [&](void* p, size_t n, uint32_t seed) {
       if (f32)
-        fill_f32<<<1024, 256, 0, s>>>(static_cast<float*>(p), n, seed);
+        fill<<<1024, 256, 0, s>>>(static_cast<float*>(p), n, seed);
       else
         fill<<<1024, 256, 0, s>>>(static_cast<uint16_t*>(p), n, seed);
     };
