@@ -36,6 +36,15 @@ const std::vector<Shape>& odd_shapes() {
   return v;
 }
 
+// {8001, 776} and {8001, 440}: 8001 rows (an odd count) of 97 vectors in bf16 and fp16, 110 in fp32, the short-row
+// kernel at 16 lanes of up to eight vectors a row (row_engine.cuh), its last vectors partial.
+std::vector<Shape> row_reduction_test_shapes() {
+  std::vector<Shape> v = odd_shapes();
+  v.push_back({8001, 776});
+  v.push_back({8001, 440});
+  return v;
+}
+
 // The size class's standard shapes, then the extra ones whose element count falls in that class
 // (<= 1.1M small, <= 8.4M medium, <= 33.6M large, else very_large; batch gets none), skipping any
 // shape some class already runs. Standard shapes stay first so --fast keeps them.

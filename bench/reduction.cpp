@@ -129,7 +129,10 @@ void add_reduction(Registry& r, ReduceKind kind, Where where) {
     if (kind == ReduceKind::max || kind == ReduceKind::min || kind == ReduceKind::argmax) return {0.0, 0.0};  // exact
     return sum_tolerance(t, split_of(s, where).reduced);
   };
-  if (where == Where::last) op.shapes = [](SizeClass c) { return rowwise_shapes(c, transformer_shapes()); };
+  if (where == Where::last) {
+    op.shapes = [](SizeClass c) { return rowwise_shapes(c, transformer_shapes()); };
+    op.test_shapes = row_reduction_test_shapes;
+  }
   op.impls = {framework_impl([kind, where](const Bindings& b, cudaStream_t stream) {
     const Split sp = split_of(b.in[0].shape, where);
     switch (where) {
@@ -192,6 +195,7 @@ void add_logsumexp(Registry& r) {
   op.flops = [](const Shape& s, DType) { return 4.0 * double(numel(s)); };  // max, sub, exp, add
   op.tolerance = [](const Shape&, DType t) { return log_tolerance(t); };
   op.shapes = [](SizeClass c) { return rowwise_shapes(c, transformer_shapes()); };
+  op.test_shapes = row_reduction_test_shapes;
   op.impls = {framework_impl([](const Bindings& b, cudaStream_t stream) {
     const Rows rc = as_rows(b.in[0].shape);
     fw::reduce_last(ReduceKind::logsumexp, b.in[0].dtype, b.in[0].data, b.out[0].data, rc.rows, rc.cols,

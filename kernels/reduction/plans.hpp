@@ -67,9 +67,9 @@ inline RowPlan plan_rows(int64_t rows, int64_t cols, int vec, int64_t resident) 
   return {1, cols, g, kUnroll};
 }
 
-// How row_short_kernel (row_engine.cuh) lays out a short aligned row of `nvec` 16-byte vectors (at most 64, the
-// plans' unroll 1 and 2): `lanes` threads a row (8 or 16), `vectors` each (1, 2 or 4; lane t takes vectors t,
-// t + lanes, ...). Few lanes a row with several vectors each: the merge of the lanes' states (shuffles, and
+// How row_short_kernel (row_engine.cuh) lays out a short aligned row of `nvec` 16-byte vectors (at most
+// kShortRowMaxVectors below): `lanes` threads a row (8 or 16), `vectors` each (1, 2, 4 or 8; lane t takes vectors
+// t, t + lanes, ...). Few lanes a row with several vectors each: the merge of the lanes' states (shuffles, and
 // an exp a lane for log-sum-exp) is paid per row, the loads and exps of the elements are not. H100 (bench_ops
 // A/B/A, notes/performance.md, twenty-sixth round), from a warp a row at one vector a lane (two for 33..64) to
 // 8 lanes of four vectors (16 of four for 33..64): cross_entropy bf16 256x256x256 23.9 -> 17.0 us, 64x512x512
@@ -83,8 +83,16 @@ inline ShortRowShape short_row_shape(int64_t nvec) {
   if (nvec <= 8) return {8, 1};
   if (nvec <= 16) return {8, 2};
   if (nvec <= 32) return {8, 4};
-  return {16, 4};
+  if (nvec <= 64) return {16, 4};
+  return {16, 8};
 }
+// The longest rows (in 16-byte vectors) the short-row kernel takes past one wave of the 4-deep kernel: up to 112,
+// 16 lanes of up to eight vectors a row; at 113..128 a warp a row with four loads a lane. H100 (bench_ops A/B,
+// notes/performance.md, thirty-second round): 96 and 112 vectors gained (logsumexp bf16 16384x768 12.7 -> 11.3 us,
+// cross_entropy 14.8 -> 13.0, 16384x896 16.0 -> 14.5, argmax_last 17.9 -> 15.2); 128 lost (logsumexp fp32
+// 128x512x512 44.6 -> 46.7 us, 512x512x512 171.9 -> 177.0, sum_last fp32 512x512x512 172.1 -> 175.8), where the
+// 4-deep kernel uses every lane's four loads.
+constexpr int64_t kShortRowMaxVectors = 112;
 
 // Workspace a split plan may need (16 bytes per partial state: the largest one).
 inline std::size_t row_reduce_workspace_bytes(int64_t rows, int64_t cols) {

@@ -115,6 +115,31 @@ __device__ __forceinline__ void unpack(const Packet<T, VEC>& pk, float (&v)[VEC]
 #pragma unroll
   for (int j = 0; j < VEC; ++j) v[j] = to_float(pk.v[j]);
 }
+// The same, with bf16 pairs widened from their 32-bit words (the low element shifted up, the high one masked:
+// exact, NaN payloads kept), one instruction an element. unpack splits each bf16 word with a PRMT first, which
+// ptxas hoists next to the loads, so a loaded vector holds twice its registers until it is used. Where that
+// spilled or held the occupancy down, this is used: row_short_kernel at eight vectors a lane (84-92 bytes of
+// spills in every bf16 reducer at 64 registers, none with this), mse_kernel (80 -> 62 registers),
+// rms_bwd_cached_kernel (a 20-byte spill gone) and ce_backward_kernel (both its passes). H100 A/B (notes/performance.md,
+// thirty-second round): rms_norm_backward bf16 16384x4096 185.2 -> 158.1 us, cross_entropy_backward bf16
+// 4096x32000 217.1 -> 194.0. Not in the 4-deep row kernel or the column kernels: there the registers saved gave
+// them a block an SM more and made them slower (cross_entropy bf16 16384x8192 93.6 -> 97.4 us, argmax_first bf16
+// 256x256x256 18.8 -> 26.6), nor in the short-row kernel's narrower layouts (argmax_last bf16 256x256x256 17.0 ->
+// 17.5 us, 128x128x128 5.7 -> 6.0).
+template <class T, int VEC>
+__device__ __forceinline__ void unpack_words(const Packet<T, VEC>& pk, float (&v)[VEC]) {
+  if constexpr (std::is_same<T, __nv_bfloat16>::value && VEC % 2 == 0) {
+    uint32_t w[VEC / 2];
+    memcpy(w, &pk, sizeof(w));
+#pragma unroll
+    for (int j = 0; j < VEC / 2; ++j) {
+      v[2 * j] = __uint_as_float(w[j] << 16);
+      v[2 * j + 1] = __uint_as_float(w[j] & 0xffff0000u);
+    }
+  } else {
+    unpack<T, VEC>(pk, v);
+  }
+}
 
 template <class T, int VEC>
 __device__ __forceinline__ void store_vec(T* p, const float (&v)[VEC]) {
@@ -441,7 +466,8 @@ struct RowSink<R, true> {
 // too), a scalar tail. Each thread sees its elements in increasing index order.
 // ----------------------------------------------------------------------------------------------------
 
-template <int U = kUnroll, class T, class R>
+// WORDS: the vectors widened by unpack_words (else unpack).
+template <int U = kUnroll, bool WORDS = false, class T, class R>
 __device__ __forceinline__ void range_accumulate(const T* __restrict__ p, int n, int64_t idx0, int t, int nt,
                                                  const R& red, typename R::State& st) {
   constexpr int VEC = vec_of<T>();
@@ -466,7 +492,10 @@ __device__ __forceinline__ void range_accumulate(const T* __restrict__ p, int n,
       const int k = i + u * nt;
       if (k < nvec) {
         float a[VEC];
-        unpack<T, VEC>(raw[u], a);
+        if constexpr (WORDS)
+          unpack_words<T, VEC>(raw[u], a);
+        else
+          unpack<T, VEC>(raw[u], a);
         red.add(st, a, qidx + int64_t(k) * VEC);
       }
     }
@@ -565,14 +594,14 @@ __global__ void __launch_bounds__(kBlock, 3) row_split_reduce_kernel(const T* __
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) finalize_row(partials, splits, red, r);
 }
 
-// Short aligned rows past one wave (the plan's unroll 1 or 2: at most 64 vectors a row, cols a multiple of
-// the vector, x 16-byte aligned): groups of GROUP lanes stay resident and take kShortRowsAStep<VPL> consecutive
+// Short aligned rows past one wave (at most kShortRowMaxVectors vectors a row, cols a multiple of the vector,
+// x 16-byte aligned): groups of GROUP lanes stay resident and take kShortRowsAStep<VPL> consecutive
 // rows a step, grid-stride, VPL vectors a lane per row (lane t: vectors t, t + GROUP, ...; short_row_shape in
 // plans.hpp), all of a step's loads issued together before the rows' reductions. row_reduce_kernel gives a
 // group one row, so a lane holds one or two 16-byte loads in flight and a block retires after eight rows
 // (H100, sum_last bf16 256x256x256: 20.2 us, 54% of the read roof; H200 A/B/A, one vector a lane, two rows a
-// step: 20.5 -> 10.7 us). Five blocks an SM with one vector a lane, four with more: bounded to more, the
-// bf16 reducers spilled.
+// step: 20.5 -> 10.7 us). Five blocks an SM with one vector a lane, four with more (eight vectors a lane too, their
+// bf16 widened from whole words: unpack_words): bounded to more, the bf16 reducers spilled.
 // SUM: the rows end in block sums (RowSink).
 // Rows a group takes a step: two hold two rows' loads in flight; at four vectors a lane one row holds as many (two
 // rows of four spilled 224-308 bytes in every bf16 reducer, ptxas).
@@ -612,7 +641,10 @@ __global__ void __launch_bounds__(kBlock, VPL == 1 ? 5 : 4)
       for (int v = 0; v < VPL; ++v)
         if (r < rows && t + v * group < nvec) {
           float a[VEC];
-          unpack<T, VEC>(raw[k][v], a);
+          if constexpr (VPL == 8)
+            unpack_words<T, VEC>(raw[k][v], a);
+          else
+            unpack<T, VEC>(raw[k][v], a);
           red.add(st, a, int64_t(t + v * group) * VEC);
         }
       st = group_allreduce(st, comb, Lanes<GROUP>{});
@@ -661,13 +693,16 @@ int64_t launch_row_plan(const RowPlan& plan, const T* x, int64_t rows, int64_t c
   const int64_t jobs = rows * plan.splits;
   const int64_t blocks = ceil_div(jobs, kBlock / plan.group);
   FW_REQUIRE(blocks < (int64_t(1) << 31), "too many rows");
-  const bool short_rows = plan.splits == 1 && plan.unroll <= 2 && aligned16(x) && cols % vec_of<T>() == 0 &&
-                          blocks > (plan.unroll == 1 ? resident_blocks<row_reduce_kernel<T, R, 1>>()
-                                                     : resident_blocks<row_reduce_kernel<T, R, 2>>());
+  const int64_t plan_resident = plan.unroll == 1   ? resident_blocks<row_reduce_kernel<T, R, 1>>()
+                                : plan.unroll == 2 ? resident_blocks<row_reduce_kernel<T, R, 2>>()
+                                                   : resident_blocks<row_reduce_kernel<T, R>>();
+  const bool short_rows = plan.splits == 1 && aligned16(x) && cols % vec_of<T>() == 0 &&
+                          cols / vec_of<T>() <= kShortRowMaxVectors && blocks > plan_resident;
   if (short_rows) {
     const ShortRowShape shape = short_row_shape(cols / vec_of<T>());
     if (shape.vectors == 1) return launch_row_short<T, R, 1, 8>(x, rows, cols, red, stream);
     if (shape.vectors == 2) return launch_row_short<T, R, 2, 8>(x, rows, cols, red, stream);
+    if (shape.vectors == 8) return launch_row_short<T, R, 8, 16>(x, rows, cols, red, stream);
     if (shape.lanes == 8) return launch_row_short<T, R, 4, 8>(x, rows, cols, red, stream);
     return launch_row_short<T, R, 4, 16>(x, rows, cols, red, stream);
   }
