@@ -34,7 +34,7 @@ __global__ void __launch_bounds__(kMaxThreads) ce_backward_kernel(const T* logit
   const int t = int(threadIdx.x), nt = int(blockDim.x);
   const LseOps ops;
   LseState st = ops.init(row);
-  range_accumulate(xr, int(cols), 0, t, nt, ops, st);
+  range_accumulate<kUnroll, true>(xr, int(cols), 0, t, nt, ops, st);
   st = block_allreduce(st, [&](const LseState& a, const LseState& b) { return ops.combine(a, b); },
                        LseState{-INFINITY, 0.f});
   const int64_t target = targets[row];
@@ -63,7 +63,7 @@ __global__ void __launch_bounds__(kMaxThreads) ce_backward_kernel(const T* logit
       const int64_t k = i + u * nt;
       if (k < nvec) {
         float v[VEC];
-        unpack<T, VEC>(raw[u], v);
+        unpack_words<T, VEC>(raw[u], v);
         const int64_t c0 = head + k * VEC;
 #pragma unroll
         for (int j = 0; j < VEC; ++j) v[j] = ce_grad<T>(v[j], c0 + j, target, ml, inv, scale);

@@ -59,8 +59,8 @@ __device__ __forceinline__ void mse_range(const T* __restrict__ p, const T* __re
     for (int u = 0; u < U; ++u)
       if (i + int64_t(u) * nt < nvec) {
         float a[VEC], b[VEC];
-        unpack<T, VEC>(ra[u], a);
-        unpack<T, VEC>(rb[u], b);
+        unpack_words<T, VEC>(ra[u], a);
+        unpack_words<T, VEC>(rb[u], b);
 #pragma unroll
         for (int j = 0; j < VEC; ++j) {
           const float d = a[j] - b[j];
@@ -75,14 +75,21 @@ __device__ __forceinline__ void mse_range(const T* __restrict__ p, const T* __re
   }
 }
 
+// Four blocks an SM for 16-bit inputs, three for fp32. bf16 held 80 registers until its vectors were widened from
+// whole words (unpack_words, row_engine.cuh), 62 at four blocks since: H100 A/B (notes/performance.md,
+// thirty-second round) bf16 4096x1024 9.97 -> 9.46 us, 2048x2048 9.94 -> 9.50, the rest within 1%. fp32 at four
+// blocks (64 registers) ran as at three (thirty-first round).
+template <class T>
+constexpr int kMseBlocksPerSm = sizeof(T) == 2 ? 4 : 3;
+
 // One 256-thread block per chunk: its sum of squares to partials[block], or, when the whole range is one
 // chunk, the mean to out. GRID_SUM (a cooperative launch of at most one wave): after a grid-wide wait block 0
 // adds the partials and writes the mean; otherwise the mean over them is the dependent launch that this
 // kernel allows at its start (mean_dependent.cuh).
 template <class T, bool GRID_SUM>
-__global__ void __launch_bounds__(kBlock, 3) mse_kernel(const T* __restrict__ p, const T* __restrict__ q, int64_t n,
-                                                        int64_t chunk, float scale, T* __restrict__ out,
-                                                        float* __restrict__ partials) {
+__global__ void __launch_bounds__(kBlock, kMseBlocksPerSm<T>)
+    mse_kernel(const T* __restrict__ p, const T* __restrict__ q, int64_t n, int64_t chunk, float scale,
+               T* __restrict__ out, float* __restrict__ partials) {
   if constexpr (!GRID_SUM) allow_dependents();
   const int64_t c0 = int64_t(blockIdx.x) * chunk;
   const int64_t len = (n - c0 < chunk) ? n - c0 : chunk;

@@ -92,8 +92,8 @@ __global__ void __launch_bounds__(kThreads, VEC > 1 && NV * VEC <= 8 ? 2 : 1)
 #pragma unroll
     for (int i = 0; i < NV; ++i) {
       if (active && col(i) < cols) {
-        unpack<T, VEC>(xr[i], xv[i]);
-        unpack<T, VEC>(dr[i], dv[i]);
+        unpack_words<T, VEC>(xr[i], xv[i]);
+        unpack_words<T, VEC>(dr[i], dv[i]);
       } else {
 #pragma unroll
         for (int j = 0; j < VEC; ++j) xv[i][j] = dv[i][j] = 0.f;
