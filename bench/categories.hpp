@@ -33,7 +33,7 @@ const std::vector<Shape>& transformer_shapes();
 // The shapes GPU tests run every op on unless the op says otherwise: 1, 3, 4097, 1023x1025, 1x65537,
 // 65537x1, 16x5003.
 const std::vector<Shape>& odd_shapes();
-// odd_shapes() and rows of 65..128 aligned 16-byte vectors, more than one wave of the 4-deep row kernel holds
+// odd_shapes() and rows of 65..112 aligned 16-byte vectors, more than one wave of the 4-deep row kernel holds
 // (the last-dim row reductions' and cross_entropy's test shapes).
 std::vector<Shape> row_reduction_test_shapes();
 
