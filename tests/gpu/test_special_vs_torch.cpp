@@ -123,13 +123,20 @@ int compare_rows(const char* name, DType dt, int64_t rows, int64_t cols, int64_t
 
 class SpecialValues : public opbench::testing_gpu::SkipWithoutGpu<testing::TestWithParam<DType>> {};
 
+// (rows, cols) that take each of the row engine's kernels: one element; 8..32 lanes a row; a warp a row, two vectors
+// a lane; the streaming kernel; the split kernel (few long rows), with an odd length; and more rows than one wave of
+// the 4-deep kernel holds at 97 vectors in 16-bit (776 columns) and 110 in fp32 (440), the short-row kernel's 16
+// lanes of up to eight vectors.
+const std::vector<std::pair<int64_t, int64_t>>& row_shapes() {
+  static const std::vector<std::pair<int64_t, int64_t>> v = {{33, 1},     {33, 5},      {66, 40},    {66, 250},
+                                                             {66, 500},   {66, 3000},   {66, 20000}, {22, 100003},
+                                                             {8001, 776}, {8001, 440}};
+  return v;
+}
+
 TEST_P(SpecialValues, RowReductionsMatchLibTorch) {
   const DType dt = GetParam();
-  // (rows, cols): one element; the short-row kernel (8..32 lanes); a warp a row, two vectors a lane; the
-  // streaming kernel; the split kernel (few long rows), with an odd length.
-  const std::vector<std::pair<int64_t, int64_t>> shapes = {{33, 1},   {33, 5},    {66, 40},    {66, 250},
-                                                           {66, 500}, {66, 3000}, {66, 20000}, {22, 100003}};
-  for (const auto& [rows, cols] : shapes) {
+  for (const auto& [rows, cols] : row_shapes()) {
     const std::vector<double> host = special_rows(rows, cols);
     const at::Tensor x = at::from_blob(const_cast<double*>(host.data()), {rows, cols}, at::kDouble)
                              .to(scalar_type(dt))
@@ -167,12 +174,12 @@ TEST_P(SpecialValues, RowReductionsMatchLibTorch) {
   }
 }
 
-// The row lengths of RowReductionsMatchLibTorch take each of the row engine's kernels for cross_entropy too; 65536
-// rows of 256 take the short-row kernel that sums its rows' losses in block sums (two rows a group or more).
+// row_shapes() take each of the row engine's kernels for cross_entropy too; 65536 rows of 256 take the short-row
+// kernel that sums its rows' losses in block sums (two rows a group or more).
 TEST_P(SpecialValues, CrossEntropyIsNaNForATargetOutsideTheClasses) {
   const DType dt = GetParam();
-  const std::vector<std::pair<int64_t, int64_t>> shapes = {{33, 1},   {33, 5},     {66, 40},     {66, 250},  {66, 500},
-                                                           {66, 3000}, {66, 20000}, {22, 100003}, {65536, 256}};
+  std::vector<std::pair<int64_t, int64_t>> shapes = row_shapes();
+  shapes.push_back({65536, 256});
   for (const auto& [rows, cols] : shapes) {
     std::mt19937_64 gen(uint64_t(rows * 31 + cols));
     const at::Tensor x = at::randn({rows, cols}, at::kDouble).to(scalar_type(dt)).to(at::kCUDA).contiguous();
@@ -180,9 +187,11 @@ TEST_P(SpecialValues, CrossEntropyIsNaNForATargetOutsideTheClasses) {
     for (int64_t& v : t) v = int64_t(gen() % uint64_t(cols));
     const std::size_t ws_bytes = fw::cross_entropy_workspace_bytes(rows, cols, dt);
     const at::Tensor ws = at::empty({int64_t(ws_bytes) + 16}, x.options().dtype(at::kByte));
+    auto on_gpu = [&](const std::vector<int64_t>& targets) {
+      return at::from_blob(const_cast<int64_t*>(targets.data()), {rows}, at::kLong).to(at::kCUDA).contiguous();
+    };
     auto loss = [&](const std::vector<int64_t>& targets) {
-      const at::Tensor tg =
-          at::from_blob(const_cast<int64_t*>(targets.data()), {rows}, at::kLong).to(at::kCUDA).contiguous();
+      const at::Tensor tg = on_gpu(targets);
       at::Tensor out = at::empty({1}, x.options());
       EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
       fw::cross_entropy(dt, x.data_ptr(), tg.data_ptr<int64_t>(), out.data_ptr(), rows, cols, ws.data_ptr(), ws_bytes,
@@ -192,8 +201,7 @@ TEST_P(SpecialValues, CrossEntropyIsNaNForATargetOutsideTheClasses) {
     };
     const std::string where = std::string(opbench::dtype_name(dt)) + " " + std::to_string(rows) + "x" +
                               std::to_string(cols);
-    const at::Tensor tg = at::from_blob(t.data(), {rows}, at::kLong).to(at::kCUDA);
-    const double want = at::cross_entropy_loss(x.to(at::kFloat), tg).to(at::kCPU).item<double>();
+    const double want = at::cross_entropy_loss(x.to(at::kFloat), on_gpu(t)).to(at::kCPU).item<double>();
     const double got = loss(t);
     EXPECT_NEAR(got, want, (out_eps(dt) + 1e-4) * std::fabs(want) + 1e-5) << where << ": targets in [0, cols)";
     for (const int64_t bad : {int64_t(-1), cols}) {
