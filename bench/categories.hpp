@@ -31,7 +31,7 @@ std::vector<Shape> rowwise_shapes(SizeClass c, const std::vector<Shape>& extra);
 const std::vector<Shape>& transformer_shapes();
 
 // The shapes GPU tests run every op on unless the op says otherwise: 1, 3, 4097, 1023x1025, 1x65537,
-// 65537x1, 16x5003.
+// 65537x1, 16x5003, 257x24, 999x100, and more short rows than one wave holds (20001x256, 20001x200, 40001x40).
 const std::vector<Shape>& odd_shapes();
 // odd_shapes() and rows of 65..112 aligned 16-byte vectors, more than one wave of the 4-deep row kernel holds
 // (the last-dim row reductions' and cross_entropy's test shapes).
