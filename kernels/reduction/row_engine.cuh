@@ -696,9 +696,7 @@ int64_t launch_row_plan(const RowPlan& plan, const T* x, int64_t rows, int64_t c
   const int64_t plan_resident = plan.unroll == 1   ? resident_blocks<row_reduce_kernel<T, R, 1>>()
                                 : plan.unroll == 2 ? resident_blocks<row_reduce_kernel<T, R, 2>>()
                                                    : resident_blocks<row_reduce_kernel<T, R>>();
-  const bool short_rows = plan.splits == 1 && aligned16(x) && cols % vec_of<T>() == 0 &&
-                          cols / vec_of<T>() <= kShortRowMaxVectors && blocks > plan_resident;
-  if (short_rows) {
+  if (takes_short_rows(plan, rows, cols, vec_of<T>(), aligned16(x), plan_resident)) {
     const ShortRowShape shape = short_row_shape(cols / vec_of<T>());
     if (shape.vectors == 1) return launch_row_short<T, R, 1, 8>(x, rows, cols, red, stream);
     if (shape.vectors == 2) return launch_row_short<T, R, 2, 8>(x, rows, cols, red, stream);

@@ -97,6 +97,37 @@ TEST(RowPlans, ShortRowShapeCoversEveryVectorOnce) {
   }
 }
 
+// Which rows the short-row kernel takes (takes_short_rows): aligned rows of up to kShortRowMaxVectors vectors whose
+// plan takes more than one wave of its kernel; never a split plan, a misaligned row, a row not whole in vectors, a row
+// of kShortRowMaxVectors + 1 vectors, or rows that one wave holds.
+TEST(RowPlans, ShortRowKernelTakesAlignedShortRowsPastOneWave) {
+  constexpr int64_t kResident = 396;  // 256-thread blocks of the plan's kernel at once (an H100's 132 SMs x 3)
+  int taken = 0;
+  for (int vec : {4, 8})
+    for (int64_t nvec = 1; nvec <= kShortRowMaxVectors + 8; ++nvec) {
+      const int64_t cols = nvec * vec, rows = int64_t(1) << 20;
+      const std::string at = "nvec " + std::to_string(nvec) + ", vec " + std::to_string(vec);
+      const RowPlan p = plan_rows(rows, cols, vec, kResident);
+      const bool past_a_wave = fw::ceil_div(rows, int64_t(kBlock / p.group)) > kResident;
+      ASSERT_TRUE(past_a_wave) << at;
+      const bool short_rows = takes_short_rows(p, rows, cols, vec, true, kResident);
+      EXPECT_EQ(short_rows, nvec <= kShortRowMaxVectors) << at;
+      taken += short_rows;
+      EXPECT_FALSE(takes_short_rows(p, rows, cols, vec, false, kResident)) << at << ", misaligned";
+      EXPECT_FALSE(takes_short_rows(p, rows, cols + 1, vec, true, kResident)) << at << ", cols + 1";
+      // As many rows as one wave of the plan's groups holds: the plan's own kernel.
+      const int64_t wave_rows = kResident * (kBlock / p.group);
+      EXPECT_FALSE(takes_short_rows(p, wave_rows, cols, vec, true, kResident)) << at << ", one wave";
+      EXPECT_EQ(takes_short_rows(p, wave_rows + 1, cols, vec, true, kResident), nvec <= kShortRowMaxVectors)
+          << at << ", one wave and a row";
+    }
+  EXPECT_EQ(taken, 2 * kShortRowMaxVectors);
+  // A split plan is the split kernels' (plan_rows splits only rows of 4096 elements or more, past the short-row
+  // kernel's length; a plan split over short rows is built here).
+  const RowPlan split{2, 64, kBlock, kUnroll};
+  EXPECT_FALSE(takes_short_rows(split, int64_t(1) << 20, 128, 8, true, kResident));
+}
+
 TEST(ColPlans, SplitGridFitsOneWaveCoversTheRowsAndFitsTheWorkspace) {
   int splits_seen = 0;
   for_each_case([&](int64_t rows, int64_t cols, int vec, int64_t resident, const std::string& at) {
