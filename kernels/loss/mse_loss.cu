@@ -76,9 +76,11 @@ __device__ __forceinline__ void mse_range(const T* __restrict__ p, const T* __re
 }
 
 // Four blocks an SM for 16-bit inputs, three for fp32. bf16 held 80 registers until its vectors were widened from
-// whole words (unpack_words, row_engine.cuh), 62 at four blocks since: H100 A/B (notes/performance.md,
-// thirty-second round) bf16 4096x1024 9.97 -> 9.46 us, 2048x2048 9.94 -> 9.50, the rest within 1%. fp32 at four
-// blocks (64 registers) ran as at three (thirty-first round).
+// whole words (unpack_words, row_engine.cuh), 62 at four blocks since. H100, two leases of A/B turns
+// (notes/performance.md, thirty-second round), bf16 by elements: 3.7-4.2 M 4.0-5.6% faster (4096x1024 9.97 -> 9.46
+// us, 2048x2048 9.94 -> 9.50), 1 M 3.1%, 2-3.1 M 0.2-1.9%; from 12.6 M up within -0.9..+0.4%, but 4096x8192
+// +1.3% in one lease (-0.2% in the other); at most 262144 within -1.5..+0.9%. fp32 at four blocks (64 registers)
+// ran as at three (thirty-first round).
 template <class T>
 constexpr int kMseBlocksPerSm = sizeof(T) == 2 ? 4 : 3;
 
