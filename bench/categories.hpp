@@ -33,8 +33,11 @@ const std::vector<Shape>& transformer_shapes();
 // The shapes GPU tests run every op on unless the op says otherwise: 1, 3, 4097, 1023x1025, 1x65537,
 // 65537x1, 16x5003, 257x24, 999x100, and more short rows than one wave holds (20001x256, 20001x200, 40001x40).
 const std::vector<Shape>& odd_shapes();
-// odd_shapes() and rows of 65..112 aligned 16-byte vectors, more than one wave of the 4-deep row kernel holds
-// (the last-dim row reductions' and cross_entropy's test shapes).
+// More rows than one wave of the 4-deep row kernel holds, of 65..112 aligned 16-byte vectors (kShortRowMaxVectors) in
+// each dtype (one shape for 16-bit, one for fp32): the short-row kernel's 16 lanes of up to eight vectors. Also the
+// special-value GPU tests' (test_special_vs_torch); test_reduce_plans checks that they reach that layout.
+const std::vector<Shape>& eight_vector_row_shapes();
+// odd_shapes() and eight_vector_row_shapes() (the last-dim row reductions' and cross_entropy's test shapes).
 std::vector<Shape> row_reduction_test_shapes();
 
 }  // namespace opbench::bench

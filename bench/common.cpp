@@ -38,10 +38,14 @@ const std::vector<Shape>& odd_shapes() {
 
 // {8001, 776} and {8001, 440}: 8001 rows (an odd count) of 97 vectors in bf16 and fp16, 110 in fp32, the short-row
 // kernel at 16 lanes of up to eight vectors a row (row_engine.cuh), its last vectors partial.
+const std::vector<Shape>& eight_vector_row_shapes() {
+  static const std::vector<Shape> v = {{8001, 776}, {8001, 440}};
+  return v;
+}
+
 std::vector<Shape> row_reduction_test_shapes() {
   std::vector<Shape> v = odd_shapes();
-  v.push_back({8001, 776});
-  v.push_back({8001, 440});
+  for (const Shape& s : eight_vector_row_shapes()) v.push_back(s);
   return v;
 }
 

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/categories.hpp"
 #include "kernels/loss/loss.hpp"
 #include "kernels/reduction/reduction.hpp"
 #include "tests/gpu/gpu_skip.hpp"
@@ -124,13 +125,12 @@ int compare_rows(const char* name, DType dt, int64_t rows, int64_t cols, int64_t
 class SpecialValues : public opbench::testing_gpu::SkipWithoutGpu<testing::TestWithParam<DType>> {};
 
 // (rows, cols) that take each of the row engine's kernels: one element; 8..32 lanes a row; a warp a row, two vectors
-// a lane; the streaming kernel; the split kernel (few long rows), with an odd length; and more rows than one wave of
-// the 4-deep kernel holds at 97 vectors in 16-bit (776 columns) and 110 in fp32 (440), the short-row kernel's 16
-// lanes of up to eight vectors.
-const std::vector<std::pair<int64_t, int64_t>>& row_shapes() {
-  static const std::vector<std::pair<int64_t, int64_t>> v = {{33, 1},     {33, 5},      {66, 40},    {66, 250},
-                                                             {66, 500},   {66, 3000},   {66, 20000}, {22, 100003},
-                                                             {8001, 776}, {8001, 440}};
+// a lane; the streaming kernel; the split kernel (few long rows), with an odd length; and the short-row kernel's 16
+// lanes of up to eight vectors (bench's eight_vector_row_shapes, which test_kernels runs too).
+std::vector<std::pair<int64_t, int64_t>> row_shapes() {
+  std::vector<std::pair<int64_t, int64_t>> v = {{33, 1},    {33, 5},     {66, 40},    {66, 250},
+                                                {66, 500},  {66, 3000},  {66, 20000}, {22, 100003}};
+  for (const opbench::Shape& s : opbench::bench::eight_vector_row_shapes()) v.emplace_back(s.at(0), s.at(1));
   return v;
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/categories.hpp"
 #include "kernels/reduction/plans.hpp"
 
 namespace {
@@ -126,6 +127,26 @@ TEST(RowPlans, ShortRowKernelTakesAlignedShortRowsPastOneWave) {
   // kernel's length; a plan split over short rows is built here).
   const RowPlan split{2, 64, kBlock, kUnroll};
   EXPECT_FALSE(takes_short_rows(split, int64_t(1) << 20, 128, 8, true, kResident));
+}
+
+// The GPU tests' shapes for the 16-lane, eight-vector layout (bench's eight_vector_row_shapes, run by test_kernels and
+// test_special_vs_torch) reach it in every dtype: for each vector width, some shape of whole 16-byte vectors,
+// 65..kShortRowMaxVectors of them, in more rows than one wave of the 4-deep kernel holds on a 132-SM GPU (its
+// reducers use 40-68 registers, ptxas for sm_90a: at most six 256-thread blocks an SM).
+TEST(RowPlans, EightVectorTestShapesReachTheEightVectorLayout) {
+  constexpr int64_t kResident = 132 * 6;
+  for (int vec : {4, 8}) {  // fp32; bf16 and fp16
+    bool reached = false;
+    for (const opbench::Shape& s : opbench::bench::eight_vector_row_shapes()) {
+      const int64_t rows = s.at(0), cols = s.at(1);
+      if (cols % vec != 0) continue;
+      const ShortRowShape shape = short_row_shape(cols / vec);
+      const RowPlan p = plan_rows(rows, cols, vec, kResident);
+      reached = reached || (shape.lanes == 16 && shape.vectors == 8 &&
+                            takes_short_rows(p, rows, cols, vec, true, kResident));
+    }
+    EXPECT_TRUE(reached) << "no shape reaches the eight-vector layout at " << vec << " elements a vector";
+  }
 }
 
 TEST(ColPlans, SplitGridFitsOneWaveCoversTheRowsAndFitsTheWorkspace) {
