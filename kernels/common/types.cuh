@@ -105,5 +105,11 @@ __device__ __forceinline__ float ex2(float x) {
   asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
   return r;
 }
+// 1 / x, MUFU.RCP (rel. error ~2^-23; inf -> 0; |x| >= 2^126 or subnormal flush: for x away from both).
+__device__ __forceinline__ float rcp(float x) {
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
 
 }  // namespace fw

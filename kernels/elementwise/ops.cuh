@@ -1,12 +1,14 @@
 // Element-wise op functors: each computes in fp32 on values converted from the storage type, so fp16
 // and bf16 results are rounded once. Full-precision math (no fast-math intrinsics), as LibTorch does,
 // except where a functor's template argument says that its result is stored in 16 bits (Pow, PowScalar,
-// Softplus): those use the shorter evaluations of `short16` below, whose error is derived there.
+// Softplus, Gelu): those use the shorter evaluations of `short16` below, whose error is derived there.
 #pragma once
 #include <cuda_runtime.h>
 
 #include <cfloat>
 #include <cmath>
+
+#include "kernels/common/types.cuh"
 
 namespace fw::ops {
 
@@ -36,6 +38,25 @@ namespace fw::ops {
 // second term restores what the rounding of w dropped (all of u when u < 2^-24, so log1p(u) = u there).
 // Since d log1p(u) / log1p(u) <= du / u, the result is off by at most ~8e-6 relatively: within one ulp of
 // the correctly rounded 16-bit value, as for pow.
+//
+// gelu(x) = x Phi(x). erff picks one of two coefficient sets per element (seven selects), runs the
+// polynomial, and for |x| > 1.42 an ex2 and a fix-up: in bf16, gelu was compute-bound at 91.7% of the copy
+// roof on H100, both sides (full report at 9596e40: 4096^2 23.8 us against neg's 18.9). Here, with t = |x| and
+// Q(t) = erfc(t / sqrt 2) / 2 the normal upper tail, Phi(x) = Q(t) for x < 0 and 1 - Q(t) for x >= 0 (no
+// cancellation: 1 - Q >= 1/2), and Q(t) = s P(s) 2^(-t^2 log2(e) / 2) with s = 1 / (1 + 0.36 t):
+// Q(t) e^(t^2 / 2) / s is smooth in s on (0, 1] (0.36 / sqrt(2 pi) as t -> inf, 1/2 at t = 0), and P, of
+// degree 6, is fitted (reweighted least squares towards minimax) to its relative error: under 1e-6 for t in
+// [0, 14.5] (beyond, Q(t) < 2^-150 and the 16-bit result is 0 either way). Rounding: s is off by ~2 ulp
+// (the fma, rcp.approx), P's Horner chain by a few ulp of its value, and the exponent 32 - 0.7213 t^2 by
+// 2^-24 of 0.7213 t^2 (at most 152) and half an ulp of itself: 1.3e-5 at t = 14, 1e-6 at t = 4, which
+// exp2 (2^-22) turns into a relative error ln 2 times that. So Q is off by ~1e-5 at most relatively (a dense
+// scan of t, this chain in fp32 on the host: 7.2e-6, at t = 12.9), Phi by no more, and the result, two
+// roundings on, by ~1.2e-5: under a twentieth of fp16's half-ulp (2^-12) and of bf16's (2^-9), so within one
+// ulp of the correctly rounded 16-bit value (test_short_math checks every input; the host scan of every
+// 16-bit input: 0 further, one ulp at 119 bf16 and 28 fp16 inputs). NaN propagates, inf -> inf, -inf -> NaN
+// (-inf * 0), as torch's x * 0.5 * (1 + erf(x / sqrt 2)); where that formula rounds 1 + erf to 0 (x < -5.9),
+// this one keeps the tail's tiny values, nearer x Phi(x). 17 instructions, two of them MUFU (rcp, ex2), no
+// branch, against erff's 31 (sm_90a SASS).
 namespace short16 {
 __device__ __forceinline__ float log2_pos(float x) {
   const int ix = __float_as_int(x);
@@ -59,6 +80,21 @@ __device__ __forceinline__ float softplus(float x) {  // threshold 20, as below
   const float u = exp2f(x * 1.44269504f);
   const float w = 1.f + u;
   return fmaf(0.69314718f, log2_pos(w), __fdividef(u - (w - 1.f), w));
+}
+__device__ __forceinline__ float gelu(float x) {
+  const float t = fabsf(x);
+  const float s = rcp(fmaf(0.36f, t, 1.f));  // the divisor is >= 1 (or inf, NaN)
+  float p = 0x1p-32f * 4.678239673e-02f;  // P / 2^32: see the exponent below
+  p = fmaf(p, s, 0x1p-32f * -1.788263172e-01f);
+  p = fmaf(p, s, 0x1p-32f * 1.796773076e-01f);
+  p = fmaf(p, s, 0x1p-32f * 2.742684074e-02f);
+  p = fmaf(p, s, 0x1p-32f * 1.393999904e-01f);
+  p = fmaf(p, s, 0x1p-32f * 1.418303996e-01f);
+  p = fmaf(p, s, 0x1p-32f * 1.437089741e-01f);
+  // Q(t) = s P 2^(32 - t^2 log2(e) / 2) / 2^32: the exponent shifted by 32 keeps MUFU.EX2 (flushes results
+  // below 2^-126) off the subnormal range down to t = 14.5, and the scaled P gives subnormal Q exactly.
+  const float q = s * p * ex2(fmaf(t, t * -0.72134752f, 32.f));
+  return x * (x < 0.f ? q : 1.f - q);
 }
 }  // namespace short16
 
@@ -142,12 +178,15 @@ struct Relu { __device__ float operator()(float x) const { return x > 0.f || x !
 struct LeakyRelu { float slope; __device__ float operator()(float x) const { return x > 0.f ? x : x * slope; } };
 struct Sigmoid { __device__ float operator()(float x) const { return 1.f / (1.f + expf(-x)); } };
 struct Tanh { __device__ float operator()(float x) const { return tanhf(x); } };
+template <bool Short16>
 struct Gelu {  // exact: x Φ(x)
   // 2 packets per thread in fp16/bf16 on deep grids (engine.cuh, pick_unroll): erff's work per element needs
   // the independent packets; H100 A/B against 1 and 4: bf16 large 0.86x -> 1.02x of LibTorch, very_large
   // 0.90x -> 1.03x (4 packets: 1.07x at large but 0.87x at batch shapes); at 3-4 Mi elements 1 packet.
   static constexpr int kPackets16 = 2;
-  __device__ float operator()(float x) const { return 0.5f * x * (1.f + erff(x * 0.70710678118654752f)); }
+  __device__ float operator()(float x) const {
+    return Short16 ? short16::gelu(x) : 0.5f * x * (1.f + erff(x * 0.70710678118654752f));
+  }
 };
 struct GeluTanh {  // tanh approximation
   __device__ float operator()(float x) const {

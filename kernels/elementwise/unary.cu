@@ -38,7 +38,7 @@ void dispatch(UnaryOp op, const void* x, void* y, int64_t n, float c, cudaStream
     case UnaryOp::leaky_relu: return run<T>(ops::LeakyRelu{c}, x, y, n, s);
     case UnaryOp::sigmoid: return run<T>(ops::Sigmoid{}, x, y, n, s);
     case UnaryOp::tanh: return run<T>(ops::Tanh{}, x, y, n, s);
-    case UnaryOp::gelu: return run<T>(ops::Gelu{}, x, y, n, s);
+    case UnaryOp::gelu: return run<T>(ops::Gelu<kShort16>{}, x, y, n, s);
     case UnaryOp::gelu_tanh: return run<T>(ops::GeluTanh{}, x, y, n, s);
     case UnaryOp::silu: return run<T>(ops::Silu{}, x, y, n, s);
     case UnaryOp::softplus: return run<T>(ops::Softplus<kShort16>{}, x, y, n, s);

@@ -1,8 +1,8 @@
-// The short evaluations that pow, pow_scalar and softplus use when their result is stored in fp16 or bf16
-// (kernels/elementwise/ops.cuh, namespace short16, where the error bound is derived): on every 16-bit
-// input, the stored result is within one ulp of the correctly rounded value (std::pow, std::log1p in
-// double, rounded once), NaN exactly where the reference is NaN; and pow_scalar's fp32 fast path for
-// half-integer exponents within its derived bound. Skipped, with the reason, without a GPU.
+// The short evaluations that pow, pow_scalar, softplus and gelu use when their result is stored in fp16 or
+// bf16 (kernels/elementwise/ops.cuh, namespace short16, where the error bound is derived): on every 16-bit
+// input, the stored result is within one ulp of the correctly rounded value (std::pow, std::log1p,
+// std::erfc in double, rounded once), NaN exactly where the reference is NaN; and pow_scalar's fp32 fast
+// path for half-integer exponents within its derived bound. Skipped, with the reason, without a GPU.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
@@ -167,6 +167,22 @@ TEST_P(ShortMath, SoftplusOnEveryInput) {
       },
       "softplus");
   std::printf("softplus %s: %d of 65536 one ulp from the correctly rounded value\n", opbench::dtype_name(dt), ones);
+}
+
+TEST_P(ShortMath, GeluOnEveryInput) {
+  const DType dt = GetParam();
+  const Bits x = all_patterns();
+  const Bits y = run(x, {}, [&](const void* a, const void*, void* out, int64_t n) {
+    fw::unary(fw::UnaryOp::gelu, dt, a, out, n, 0.f, nullptr);
+  });
+  const int ones = expect_within_one_ulp(
+      dt, x, y,
+      [&](size_t i) {  // x Phi(x), Phi(x) = erfc(-x / sqrt 2) / 2: no cancellation in the lower tail
+        const double v = value16(dt, x[i]);
+        return v * 0.5 * std::erfc(-v * 0.70710678118654752440);
+      },
+      "gelu");
+  std::printf("gelu %s: %d of 65536 one ulp from the correctly rounded value\n", opbench::dtype_name(dt), ones);
 }
 
 // pow_scalar in fp32 on the exponents it evaluates by products and a square root (ops.cuh, pow_half_steps):
