@@ -218,8 +218,10 @@ void add_gather(Registry& r) {
   d.flops = no_flops;
   d.tolerance = exact;
   // {16384, 1544}: rows enough to fill L2 (50 MB in bf16), which the kernel walks slab-major (row_copy.cu),
-  // the last slab part-filled; misaligned, row by row.
-  d.test_shapes = [] { return with({{257, 64}, {100, 3}, {2, 3, 5}, {16384, 1544}}); };
+  // the last slab part-filled; misaligned, row by row. {131075, 256}: rows too many for a 256-byte slab's pass
+  // (67 MB) to fit L2: in fp32 (1 KB rows) walked window-major on a GPU of up to 64 MB of L2, the last window and
+  // the last 32-row group part-filled; in 16 bits (512-byte rows) slab-major.
+  d.test_shapes = [] { return with({{257, 64}, {100, 3}, {2, 3, 5}, {16384, 1544}, {131075, 256}}); };
   d.impls = {framework_impl(
       [](const Bindings& b, cudaStream_t st) {
         const TensorView& table = b.in[0];
@@ -227,7 +229,8 @@ void add_gather(Registry& r) {
                        table.shape[1], table.dtype, st);
       },
       [](const Bindings& b) {
-        return L::gather_rows_kernel(b.out[0].data, b.in[1].numel(), b.in[0].shape[1], b.in[0].dtype);
+        return L::gather_rows_kernel(b.in[0].data, b.out[0].data, b.in[0].shape[0], b.in[1].numel(), b.in[0].shape[1],
+                                     b.in[0].dtype);
       })};
   r.add(std::move(d));
 }

@@ -44,14 +44,22 @@ void expand_rows(const void* src, void* dst, int64_t rows, int64_t n, DType dt, 
 void gather_rows(const void* table, const int64_t* idx, void* dst, int64_t vocab, int64_t n_idx, int64_t dim,
                  DType dt, cudaStream_t stream);
 
-// The slab, in bytes, that gather_rows walks n_idx rows of row_bytes in on a GPU with l2_bytes of L2: every
-// row's first `slab` bytes, then every row's next ones, ..., so that a repeated index finds its row still in
-// L2 (row_copy.cu says when and why); 0 when it walks row by row. A destination not 16-byte aligned is walked
-// row by row whatever this says. Host code, no GPU needed.
-int64_t gather_slab_bytes(int64_t n_idx, int64_t row_bytes, std::size_t l2_bytes);
+// How gather_rows walks n_idx rows of row_bytes gathered from a table of vocab rows on a GPU with l2_bytes of L2,
+// so that a repeated index finds its row still in L2 (row_copy.cu says when and why). At most one field is set:
+//   slab_bytes   slab-major: every row's first `slab_bytes` bytes, then every row's next ones, ...
+//   window_rows  window-major: the rows whose index falls in table rows [0, W), then [W, 2W), ...
+// Both 0: row by row. A destination (or, window-major, a table) not 16-byte aligned is walked as if the
+// field it needs were 0. Host code, no GPU needed.
+struct GatherWalk {
+  int64_t slab_bytes = 0;
+  int64_t window_rows = 0;
+};
+GatherWalk gather_walk(int64_t n_idx, int64_t vocab, int64_t row_bytes, std::size_t l2_bytes);
 
-// The report's name for what gather_rows runs on the current device: "row by row" or "slab-major, <S>-byte slabs".
-std::string gather_rows_kernel(const void* dst, int64_t n_idx, int64_t dim, DType dt);
+// The report's name for what gather_rows runs on the current device: "row by row", "slab-major, <S>-byte
+// slabs" or "window-major, <W>-row windows".
+std::string gather_rows_kernel(const void* table, const void* dst, int64_t vocab, int64_t n_idx, int64_t dim,
+                               DType dt);
 
 // [B, S, H, D] → [B, H, S, D] (torch: x.permute({0, 2, 1, 3}).contiguous()).
 void permute_0213(const void* src, void* dst, int64_t B, int64_t S, int64_t H, int64_t D, DType dt,

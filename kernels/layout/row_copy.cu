@@ -6,7 +6,8 @@
 //   narrow        rows of `length` elements read at src + r*n + start (source rows not 16-B aligned
 //                 when start*size % 16 != 0 or n*size % 16 != 0)
 //   expand        rows read from one source row (pitch 0)
-//   gather        row r read from table row idx[r]; slab-major once the rows fill 3/4 of L2 (out_byte)
+//   gather        row r read from table row idx[r]; slab-major once the rows fill 3/4 of L2 (out_byte), or
+//                 window-major (gather_window_kernel) when even 256-byte slabs overfill it
 //   permute_0213  output row (b,h,s) (D elements) read from source row (b,s,h)
 // (A copy of a whole aligned buffer, and what reduces to one, takes copy16_kernel instead.)
 //
@@ -30,6 +31,7 @@
 // permute move 2 bytes per output byte (read + write): 8192x8192 fp32 copy = 512 MiB → ~179 us floor.
 // expand reads one row and writes rows*n*size; gather reads n_idx*8 index bytes + n_idx rows and writes
 // them.
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -300,38 +302,127 @@ void launch_es(const Args& a, bool wide, cudaStream_t stream) {
   launch_cfg<ES, Mode, Cfg>(a, wide, stream);
 }
 
-// The slab a gather walks in (out_byte), or 0 for row by row. A table read once per distinct index needs a
-// repeated index to find its row still in L2. Row by row, the bytes between a row's two uses are the rows
-// gathered and written in between, up to twice the output: once the gathered rows fill most of L2 (3/4 of
-// it) most repeats are read from HBM again. Slab-major they are as many slabs, so the slab is the largest
-// power of two whose pass over all rows (read and written, 2 * rows * slab) fills at most half of L2, but
-// no less than 256 bytes; row by row when that is a whole row, or rows are not 16-byte multiples.
-// H100, N random indices into N rows (ncu's dram__bytes_read, bench_ops's medians; notes/performance.md):
-// 8192^2 fp32 read 0.95 of the table row by row, 0.633 slab-major (distinct rows: 0.632), 174.5 -> 152.4 us
-// (LibTorch 163.3); 512x512x512 fp32 (2 KB rows, 256-byte slabs) 0.846, 359.3 -> 347.4 us. 128-byte slabs
-// read less there (0.771) but took 359.7 us: HBM serves random 128-byte reads slower. Row by row, the 34 MB
+// How a gather walks its rows (layout.hpp, GatherWalk). A table read once per distinct index needs a repeated
+// index to find its row still in L2. Row by row, the bytes between a row's two uses are the rows gathered and
+// written in between, up to twice the output: once the gathered rows fill most of L2 (3/4 of it) most repeats are
+// read from HBM again.
+// Slab-major they are as many slabs, so the slab is the largest power of two whose pass over all rows (read and
+// written, 2 * rows * slab) fills at most half of L2, but no less than 256 bytes; row by row when that is a whole
+// row, or rows are not 16-byte multiples. H100, N random indices into N rows (ncu's dram__bytes_read, bench_ops's
+// medians; notes/performance.md): 8192^2 fp32 read 0.95 of the table row by row, 0.633 slab-major (distinct rows:
+// 0.632), 174.5 -> 152.4 us (LibTorch 163.3). 128-byte slabs read less than 256-byte ones at 512x512x512 fp32 (0.771
+// against 0.846) but took 359.7 us against 347.4: HBM serves random 128-byte reads slower. Row by row, the 34 MB
 // bf16 gathers read 0.69 of the table, and slab-major made some of 25-34 MB slower (bf16 16384x768 13.73 -> 13.97 us).
-int gather_slab_shift(int64_t rows, int64_t row_bytes, std::size_t l2_bytes) {
-  constexpr int kMinShift = 8;
-  if (row_bytes % 16 != 0 || 4 * rows * row_bytes <= 3 * int64_t(l2_bytes)) return 0;
-  int shift = kMinShift;
-  while (4 * rows * (int64_t(2) << shift) <= int64_t(l2_bytes)) ++shift;
-  return (int64_t(1) << shift) < row_bytes ? shift : 0;
+// Window-major, where even the 256-byte slab's pass overfills all of L2 (from 102401 rows on the H100; 65536 rows,
+// 34 MB a pass, stay slab-major, which was 6% faster there) and rows are 1-4 KB: the rows whose index falls in the
+// first window of table rows, then those of the next, ..., a warp a row, each pass scanning every index
+// (gather_window_kernel). A window is kWindowL2Share of L2, so that its distinct rows, read whole, stay in L2 while
+// the pass writes its share of the output. H100, N random indices into N rows, slab-major -> window-major, us
+// (notes/performance.md, thirty-fourth and thirty-fifth rounds): 2 KB rows, 131072 164.3 -> 157.2, 196608 254.5 ->
+// 235.3, 262144 346.1 -> 315.5; 1 KB rows, 131072 81.5 -> 78.5 (fp32), 81.3 -> 78.4 (bf16); 512-byte rows (bf16
+// 131072x256) 39.8 -> 41.1, slower, so they stay slab-major.
+constexpr int kMinSlabShift = 8;
+constexpr int64_t kWindowMinRowBytes = 1024, kWindowMaxRowBytes = 4096;  // measured on 1-2 KB rows
+constexpr int64_t kWindowL2Share = 4;                                   // a window: L2 / this
+
+GatherWalk gather_walk_on(int64_t rows, int64_t vocab, int64_t row_bytes, std::size_t l2_bytes) {
+  GatherWalk w;
+  const int64_t l2 = int64_t(l2_bytes);
+  if (row_bytes % 16 != 0 || 4 * rows * row_bytes <= 3 * l2) return w;
+  if (2 * rows * (int64_t(1) << kMinSlabShift) > l2 && row_bytes >= kWindowMinRowBytes &&
+      row_bytes <= kWindowMaxRowBytes) {
+    const int64_t per_window = l2 / kWindowL2Share / row_bytes;
+    w.window_rows = per_window < vocab ? per_window : vocab;
+    return w;
+  }
+  int shift = kMinSlabShift;
+  while (4 * rows * (int64_t(2) << shift) <= l2) ++shift;
+  if ((int64_t(1) << shift) < row_bytes) w.slab_bytes = int64_t(1) << shift;
+  return w;
 }
 
-// The walk of a gather into dst on the current device: log2 of its slab, 0 for row by row (slab-major needs the
-// destination 16-byte aligned, so that no chunk straddles a row). run() launches by it and gather_rows_kernel
-// names it: one decision.
-int gather_walk_shift(const void* dst, int64_t rows, int64_t row_bytes) {
-  if ((reinterpret_cast<uintptr_t>(dst) & 15) != 0) return 0;
-  return gather_slab_shift(rows, row_bytes, device_props().l2_bytes);
+// The walk of a gather from table into dst on the current device: the alignment each walk needs (slab-major a
+// 16-byte aligned destination, so that no chunk straddles a row; window-major the table too), then the sizes.
+// gather_rows launches by it and gather_rows_kernel names it: one decision.
+GatherWalk gather_walk_of(const void* table, const void* dst, int64_t vocab, int64_t rows, int64_t row_bytes) {
+  if ((reinterpret_cast<uintptr_t>(dst) & 15) != 0) return {};
+  GatherWalk w = gather_walk_on(rows, vocab, row_bytes, device_props().l2_bytes);
+  if (w.window_rows && (reinterpret_cast<uintptr_t>(table) & 15) != 0) {
+    w.window_rows = 0;  // the slab-major walk's shifted loads read a misaligned table
+    w.slab_bytes = int64_t(1) << kMinSlabShift;
+  }
+  return w;
 }
 
-// rows output rows of (len0 + len1) elements; segment k of row r reads srck + srow(r)*ldk (elements). Mode is
-// known where each op calls it, so only the kernels an op can launch are compiled.
+// Window-major gather (gather_walk_on): warp u takes output rows [32 g, 32 g + 32) of window w = u / groups; lane l
+// loads index 32 g + l, and the warp copies, one after another, the rows whose index falls in table rows
+// [w W, w W + W), 16 bytes a lane, kWindowUnroll loads in flight before the stores. The output is written with
+// streaming stores (st.global.cs), so that it evicts the window's table rows from L2 less. A warp an item, in a
+// grid of every item: the block scheduler starts blocks in order as others retire, which keeps the blocks in
+// flight within about one window. H100, 512x512x512 (notes/performance.md, thirty-fourth round): a persistent
+// grid-stride walk let its warps drift apart by several windows and read 0.95 of the table (fp32 377 us against
+// slab-major's 347); in order, 0.67 and 315 us (bf16 158 against 173). Listing a block's rows in shared memory
+// first, with one or two rows a warp in flight, ran within 1% of this.
+constexpr int kWindowThreads = 256, kWindowUnroll = 4;
+struct WindowArgs {
+  const uint4* table;
+  const int64_t* idx;
+  uint4* dst;
+  int64_t n;        // output rows (indices)
+  int64_t chunks;   // 16-byte chunks a row
+  int64_t window;   // table rows a window
+  int64_t groups;   // 32-row groups of the output
+  int64_t items;    // windows * groups
+};
+
+__global__ void __launch_bounds__(kWindowThreads) gather_window_kernel(const WindowArgs a) {
+  const int lane = int(threadIdx.x) & 31;
+  const int64_t nwarps = int64_t(gridDim.x) * (kWindowThreads / 32);
+  for (int64_t u = (int64_t(blockIdx.x) * kWindowThreads + threadIdx.x) >> 5; u < a.items; u += nwarps) {
+    const int64_t w = u / a.groups;
+    const int64_t g = u - w * a.groups;
+    const int64_t r = g * 32 + lane;
+    const int64_t s = r < a.n ? __ldg(a.idx + r) : -1;
+    uint32_t mask = __ballot_sync(~0u, r < a.n && uint64_t(s - w * a.window) < uint64_t(a.window));
+    while (mask) {
+      const int b = __ffs(int(mask)) - 1;
+      mask &= mask - 1;
+      const uint4* src = a.table + __shfl_sync(~0u, s, b) * a.chunks;
+      uint4* out = a.dst + (g * 32 + b) * a.chunks;
+      for (int64_t c = lane; c < a.chunks; c += 32 * kWindowUnroll) {
+        uint4 v[kWindowUnroll];
+#pragma unroll
+        for (int i = 0; i < kWindowUnroll; ++i)
+          if (c + i * 32 < a.chunks) v[i] = __ldg(src + c + i * 32);
+#pragma unroll
+        for (int i = 0; i < kWindowUnroll; ++i)
+          if (c + i * 32 < a.chunks) __stcs(out + c + i * 32, v[i]);
+      }
+    }
+  }
+}
+
+void gather_window(const void* table, const int64_t* idx, void* dst, int64_t vocab, int64_t rows, int64_t row_bytes,
+                   int64_t window, cudaStream_t stream) {
+  WindowArgs a;
+  a.table = static_cast<const uint4*>(table);
+  a.idx = idx;
+  a.dst = static_cast<uint4*>(dst);
+  a.n = rows;
+  a.chunks = row_bytes / 16;
+  a.window = window;
+  a.groups = ceil_div(rows, 32);
+  a.items = ceil_div(vocab, window) * a.groups;
+  // A warp an item (the grid-stride loop only past 2^31 - 1 blocks).
+  const int64_t blocks = std::min(int64_t(INT32_MAX), ceil_div(a.items, kWindowThreads / 32));
+  gather_window_kernel<<<unsigned(blocks), kWindowThreads, 0, stream>>>(a);
+  FW_CHECK_LAUNCH();
+}
+
+// A gather's slab_shift: log2 of its slab-major walk's slab (gather_walk_of), 0 for row by row.
 template <Src Mode, class Cfg>
 void run(const void* src0, int64_t ld0, int64_t len0, const void* src1, int64_t ld1, int64_t len1, int64_t rows,
-         void* dst, DType dt, const int64_t* idx, int64_t S, int64_t H, cudaStream_t stream) {
+         void* dst, DType dt, const int64_t* idx, int64_t S, int64_t H, cudaStream_t stream, int slab_shift = 0) {
   const int es = elem_size(dt);
   FW_REQUIRE(rows >= 0 && len0 >= 0 && len1 >= 0 && ld0 >= 0 && ld1 >= 0, "negative size");
   const int64_t row_e = len0 + len1;
@@ -357,7 +448,7 @@ void run(const void* src0, int64_t ld0, int64_t len0, const void* src1, int64_t 
   a.S = Div(S);
   a.H = Div(H);
   if (Mode == Src::gather) {
-    a.slab_shift = gather_walk_shift(dst, rows, a.row_bytes);
+    a.slab_shift = slab_shift;
     if (a.slab_shift) {
       a.rows = Div(rows);
       const int64_t slab = int64_t(1) << a.slab_shift;
@@ -413,21 +504,31 @@ void expand_rows(const void* src, void* dst, int64_t rows, int64_t n, DType dt, 
   run<Src::plain, PlainConfig>(src, 0, n, nullptr, 0, 0, rows, dst, dt, nullptr, 1, 1, stream);
 }
 
-int64_t gather_slab_bytes(int64_t n_idx, int64_t row_bytes, std::size_t l2_bytes) {
-  const int shift = gather_slab_shift(n_idx, row_bytes, l2_bytes);
-  return shift ? int64_t(1) << shift : 0;
+GatherWalk gather_walk(int64_t n_idx, int64_t vocab, int64_t row_bytes, std::size_t l2_bytes) {
+  return gather_walk_on(n_idx, vocab, row_bytes, l2_bytes);
 }
 
-std::string gather_rows_kernel(const void* dst, int64_t n_idx, int64_t dim, DType dt) {
-  const int shift = gather_walk_shift(dst, n_idx, dim * elem_size(dt));
-  return shift ? "slab-major, " + std::to_string(int64_t(1) << shift) + "-byte slabs" : "row by row";
+std::string gather_rows_kernel(const void* table, const void* dst, int64_t vocab, int64_t n_idx, int64_t dim,
+                               DType dt) {
+  const GatherWalk w = gather_walk_of(table, dst, vocab, n_idx, dim * elem_size(dt));
+  if (w.window_rows) return "window-major, " + std::to_string(w.window_rows) + "-row windows";
+  if (w.slab_bytes) return "slab-major, " + std::to_string(w.slab_bytes) + "-byte slabs";
+  return "row by row";
 }
 
 void gather_rows(const void* table, const int64_t* idx, void* dst, int64_t vocab, int64_t n_idx, int64_t dim,
                  DType dt, cudaStream_t stream) {
   FW_REQUIRE(vocab > 0 || n_idx == 0, "empty table");
   FW_REQUIRE(n_idx == 0 || idx != nullptr, "null index pointer");
-  run<Src::gather, GatherConfig>(table, dim, dim, nullptr, 0, 0, n_idx, dst, dt, idx, 1, 1, stream);
+  const int64_t row_bytes = dim * elem_size(dt);
+  const GatherWalk w = n_idx > 0 && dim > 0 ? gather_walk_of(table, dst, vocab, n_idx, row_bytes) : GatherWalk{};
+  if (w.window_rows) {
+    FW_REQUIRE(table != nullptr && dst != nullptr, "null pointer");
+    return gather_window(table, idx, dst, vocab, n_idx, row_bytes, w.window_rows, stream);
+  }
+  int slab_shift = 0;
+  while ((int64_t(1) << slab_shift) < w.slab_bytes) ++slab_shift;
+  run<Src::gather, GatherConfig>(table, dim, dim, nullptr, 0, 0, n_idx, dst, dt, idx, 1, 1, stream, slab_shift);
 }
 
 void permute_0213(const void* src, void* dst, int64_t B, int64_t S, int64_t H, int64_t D, DType dt,
