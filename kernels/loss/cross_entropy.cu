@@ -9,7 +9,7 @@
 // Bytes: rows*cols*s + rows*8 (targets) + s; e.g. 4096x151936 bf16: 1.24 GB -> ~415 us at ~3.0 TB/s
 // (LibTorch's log_softmax + nll_loss writes and re-reads the log-probabilities: >= 3x the bytes).
 // FLOPs ~4 per logit (max, sub, exp, add); ex2 throughput is ~2.5x the bf16 element rate: memory bound.
-// Measured on H100 (bench_ops, L2 flushed, median; the full suite of 8134bb4, docs/benchmark/ops_20261127-211046):
+// Measured on H100 (bench_ops, L2 flushed, median; the full suite at 8134bb4, notes/performance.md):
 // 8192x8192 fp32 93.3 us (93% of the read roof, 3.0x LibTorch), bf16 50.9 us (85%, 4.9x); 4096x32000 bf16 94.9 us
 // (89%, 3.1x); rows of 25-34 MB in bf16 13-17 us, 63-68% of the roof (75-79% of the roof at their size).
 #include "kernels/common/dependent_launch.cuh"

@@ -94,16 +94,21 @@ inline ShortRowShape short_row_shape(int64_t nvec) {
 // 4-deep kernel uses every lane's four loads.
 constexpr int64_t kShortRowMaxVectors = 112;
 
+// The blocks of a plan's row_reduce_kernel: kBlock / group lanes' groups, a (row, split) job each.
+inline int64_t row_plan_blocks(const RowPlan& plan, int64_t rows) {
+  return ceil_div(rows * plan.splits, int64_t(kBlock / plan.group));
+}
+
 // Whether a plan's rows run in row_short_kernel (launch_row_plan, row_engine.cuh) rather than the plan's
 // row_reduce_kernel: unsplit, aligned rows (x 16-byte aligned, `cols` a multiple of the vector) of at most
-// kShortRowMaxVectors vectors, when the plan's blocks (rows / (kBlock / group)) take more than one wave of its kernel
+// kShortRowMaxVectors vectors, when the plan's blocks (row_plan_blocks) take more than one wave of its kernel
 // (`plan_resident` blocks). Within one wave each row has its group from the start; past it, row_reduce_kernel's
 // blocks retire after their rows where the short-row kernel's resident groups stream on (row_short_kernel says what
 // that gained). The short-row kernel lays a row out by short_row_shape; the plan's group counts only here.
 inline bool takes_short_rows(const RowPlan& plan, int64_t rows, int64_t cols, int vec, bool aligned,
                              int64_t plan_resident) {
   if (plan.splits != 1 || !aligned || cols % vec != 0 || cols / vec > kShortRowMaxVectors) return false;
-  return ceil_div(rows, int64_t(kBlock / plan.group)) > plan_resident;
+  return row_plan_blocks(plan, rows) > plan_resident;
 }
 
 // Workspace a split plan may need (16 bytes per partial state: the largest one).

@@ -690,12 +690,16 @@ template <class T, class R>
 int64_t launch_row_plan(const RowPlan& plan, const T* x, int64_t rows, int64_t cols, const R& red, void* ws,
                         std::size_t ws_bytes, cudaStream_t stream) {
   typename R::State* partials = row_plan_partials<typename R::State>(plan, rows, ws, ws_bytes);
-  const int64_t jobs = rows * plan.splits;
-  const int64_t blocks = ceil_div(jobs, kBlock / plan.group);
+  const int64_t blocks = row_plan_blocks(plan, rows);
   FW_REQUIRE(blocks < (int64_t(1) << 31), "too many rows");
-  const int64_t plan_resident = plan.unroll == 1   ? resident_blocks<row_reduce_kernel<T, R, 1>>()
-                                : plan.unroll == 2 ? resident_blocks<row_reduce_kernel<T, R, 2>>()
-                                                   : resident_blocks<row_reduce_kernel<T, R>>();
+  // plan.unroll (1, 2 or kUnroll) as a compile-time constant for `f`.
+  const auto with_unroll = [&](auto f) {
+    if (plan.unroll == 1) return f(std::integral_constant<int, 1>{});
+    if (plan.unroll == 2) return f(std::integral_constant<int, 2>{});
+    return f(std::integral_constant<int, kUnroll>{});
+  };
+  const int64_t plan_resident =
+      with_unroll([](auto u) { return resident_blocks<row_reduce_kernel<T, R, decltype(u)::value>>(); });
   if (takes_short_rows(plan, rows, cols, vec_of<T>(), aligned16(x), plan_resident)) {
     const ShortRowShape shape = short_row_shape(cols / vec_of<T>());
     if (shape.vectors == 1) return launch_row_short<T, R, 1, 8>(x, rows, cols, red, stream);
@@ -704,15 +708,11 @@ int64_t launch_row_plan(const RowPlan& plan, const T* x, int64_t rows, int64_t c
     if (shape.lanes == 8) return launch_row_short<T, R, 4, 8>(x, rows, cols, red, stream);
     return launch_row_short<T, R, 4, 16>(x, rows, cols, red, stream);
   }
-  if (plan.unroll == 1)
-    row_reduce_kernel<T, R, 1><<<unsigned(blocks), kBlock, 0, stream>>>(x, rows, cols, plan.chunk, plan.splits,
-                                                                        plan.group, red, partials);
-  else if (plan.unroll == 2)
-    row_reduce_kernel<T, R, 2><<<unsigned(blocks), kBlock, 0, stream>>>(x, rows, cols, plan.chunk, plan.splits,
-                                                                        plan.group, red, partials);
-  else
-    row_reduce_kernel<T, R><<<unsigned(blocks), kBlock, 0, stream>>>(x, rows, cols, plan.chunk, plan.splits,
-                                                                     plan.group, red, partials);
+  with_unroll([&](auto u) {
+    row_reduce_kernel<T, R, decltype(u)::value><<<unsigned(blocks), kBlock, 0, stream>>>(
+        x, rows, cols, plan.chunk, plan.splits, plan.group, red, partials);
+    return 0;
+  });
   FW_CHECK_LAUNCH();
   return rows;
 }
