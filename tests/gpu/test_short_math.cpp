@@ -153,36 +153,24 @@ TEST_P(ShortMath, PowOnEveryBaseWithManyExponents) {
               opbench::dtype_name(dt), ones);
 }
 
-TEST_P(ShortMath, SoftplusOnEveryInput) {
-  const DType dt = GetParam();
+// A one-argument op on every 16-bit input against its reference in double, rounded once.
+void expect_unary_on_every_input(DType dt, fw::UnaryOp op, const char* name, double (*ref)(double)) {
   const Bits x = all_patterns();
   const Bits y = run(x, {}, [&](const void* a, const void*, void* out, int64_t n) {
-    fw::unary(fw::UnaryOp::softplus, dt, a, out, n, 0.f, nullptr);
+    fw::unary(op, dt, a, out, n, 0.f, nullptr);
   });
-  const int ones = expect_within_one_ulp(
-      dt, x, y,
-      [&](size_t i) {
-        const double v = value16(dt, x[i]);
-        return v > 20.0 ? v : std::log1p(std::exp(v));
-      },
-      "softplus");
-  std::printf("softplus %s: %d of 65536 one ulp from the correctly rounded value\n", opbench::dtype_name(dt), ones);
+  const int ones = expect_within_one_ulp(dt, x, y, [&](size_t i) { return ref(value16(dt, x[i])); }, name);
+  std::printf("%s %s: %d of 65536 one ulp from the correctly rounded value\n", name, opbench::dtype_name(dt), ones);
 }
 
-TEST_P(ShortMath, GeluOnEveryInput) {
-  const DType dt = GetParam();
-  const Bits x = all_patterns();
-  const Bits y = run(x, {}, [&](const void* a, const void*, void* out, int64_t n) {
-    fw::unary(fw::UnaryOp::gelu, dt, a, out, n, 0.f, nullptr);
-  });
-  const int ones = expect_within_one_ulp(
-      dt, x, y,
-      [&](size_t i) {  // x Phi(x), Phi(x) = erfc(-x / sqrt 2) / 2: no cancellation in the lower tail
-        const double v = value16(dt, x[i]);
-        return v * 0.5 * std::erfc(-v * 0.70710678118654752440);
-      },
-      "gelu");
-  std::printf("gelu %s: %d of 65536 one ulp from the correctly rounded value\n", opbench::dtype_name(dt), ones);
+TEST_P(ShortMath, SoftplusOnEveryInput) {
+  expect_unary_on_every_input(GetParam(), fw::UnaryOp::softplus, "softplus",
+                              [](double v) { return v > 20.0 ? v : std::log1p(std::exp(v)); });
+}
+
+TEST_P(ShortMath, GeluOnEveryInput) {  // x Phi(x), Phi(x) = erfc(-x / sqrt 2) / 2: no cancellation in the lower tail
+  expect_unary_on_every_input(GetParam(), fw::UnaryOp::gelu, "gelu",
+                              [](double v) { return v * 0.5 * std::erfc(-v * 0.70710678118654752440); });
 }
 
 // pow_scalar in fp32 on the exponents it evaluates by products and a square root (ops.cuh, pow_half_steps):
