@@ -48,7 +48,7 @@ namespace fw::ops {
 // degree 6, is fitted (reweighted least squares towards minimax) to its relative error: under 1e-6 for t in
 // [0, 14.5] (beyond, Q(t) < 2^-150 and the 16-bit result is 0 either way). Rounding: s is off by ~2 ulp
 // (the fma, rcp.approx), P's Horner chain by a few ulp of its value, and the exponent 32 - 0.7213 t^2 by
-// 2^-24 of 0.7213 t^2 (at most 152) and half an ulp of itself: 1.3e-5 at t = 14, 1e-6 at t = 4, which
+// 2^-24 of 0.7213 t^2 (at most 152) and half an ulp of itself: 1.2e-5 at t = 14, 1.6e-6 at t = 4, which
 // exp2 (2^-22) turns into a relative error ln 2 times that. So Q is off by ~1e-5 at most relatively (a dense
 // scan of t, this chain in fp32 on the host: 7.2e-6, at t = 12.9), Phi by no more, and the result, two
 // roundings on, by ~1.2e-5: under a twentieth of fp16's half-ulp (2^-12) and of bf16's (2^-9), so within one
@@ -179,10 +179,11 @@ struct LeakyRelu { float slope; __device__ float operator()(float x) const { ret
 struct Sigmoid { __device__ float operator()(float x) const { return 1.f / (1.f + expf(-x)); } };
 struct Tanh { __device__ float operator()(float x) const { return tanhf(x); } };
 template <bool Short16>
-struct Gelu {  // exact: x Φ(x)
-  // 2 packets per thread in fp16/bf16 on deep grids (engine.cuh, pick_unroll): erff's work per element needs
-  // the independent packets; H100 A/B against 1 and 4: bf16 large 0.86x -> 1.02x of LibTorch, very_large
-  // 0.90x -> 1.03x (4 packets: 1.07x at large but 0.87x at batch shapes); at 3-4 Mi elements 1 packet.
+struct Gelu {  // x Φ(x): erff in fp32, short16::gelu for fp16 / bf16 results
+  // 2 packets per thread in fp16/bf16 on deep grids (engine.cuh, pick_unroll). Chosen with erff (H100 A/B against
+  // 1 and 4: bf16 large 0.86x -> 1.02x of LibTorch); kept with short16::gelu, now memory-bound: 1 packet was
+  // 2.5% slower in bf16 (4096^2 19.30-19.36 against 18.85-18.94 us) and the same in fp16 (notes/performance.md,
+  // thirty-fifth round).
   static constexpr int kPackets16 = 2;
   __device__ float operator()(float x) const {
     return Short16 ? short16::gelu(x) : 0.5f * x * (1.f + erff(x * 0.70710678118654752f));

@@ -45,14 +45,15 @@ void gather_rows(const void* table, const int64_t* idx, void* dst, int64_t vocab
                  DType dt, cudaStream_t stream);
 
 // How gather_rows walks n_idx rows of row_bytes gathered from a table of vocab rows on a GPU with l2_bytes of L2,
-// so that a repeated index finds its row still in L2 (row_copy.cu says when and why). At most one field is set:
-//   slab_bytes   slab-major: every row's first `slab_bytes` bytes, then every row's next ones, ...
+// so that a repeated index finds its row still in L2 (row_copy.cu says when and why). At most one is set:
+//   slab_shift   slab-major: every row's first 2^slab_shift bytes, then every row's next ones, ...
 //   window_rows  window-major: the rows whose index falls in table rows [0, W), then [W, 2W), ...
 // Both 0: row by row. A destination (or, window-major, a table) not 16-byte aligned is walked as if the
 // field it needs were 0. Host code, no GPU needed.
 struct GatherWalk {
-  int64_t slab_bytes = 0;
+  int slab_shift = 0;
   int64_t window_rows = 0;
+  int64_t slab_bytes() const { return slab_shift ? int64_t(1) << slab_shift : 0; }
 };
 GatherWalk gather_walk(int64_t n_idx, int64_t vocab, int64_t row_bytes, std::size_t l2_bytes);
 

@@ -325,36 +325,40 @@ constexpr int kMinSlabShift = 8;
 constexpr int64_t kWindowMinRowBytes = 1024, kWindowMaxRowBytes = 4096;  // measured on 1-2 KB rows
 constexpr int64_t kWindowL2Share = 4;                                   // a window: L2 / this
 
-GatherWalk gather_walk_on(int64_t rows, int64_t vocab, int64_t row_bytes, std::size_t l2_bytes) {
+}  // namespace
+
+GatherWalk gather_walk(int64_t n_idx, int64_t vocab, int64_t row_bytes, std::size_t l2_bytes) {
   GatherWalk w;
   const int64_t l2 = int64_t(l2_bytes);
-  if (row_bytes % 16 != 0 || 4 * rows * row_bytes <= 3 * l2) return w;
-  if (2 * rows * (int64_t(1) << kMinSlabShift) > l2 && row_bytes >= kWindowMinRowBytes &&
+  if (row_bytes % 16 != 0 || 4 * n_idx * row_bytes <= 3 * l2) return w;
+  if (2 * n_idx * (int64_t(1) << kMinSlabShift) > l2 && row_bytes >= kWindowMinRowBytes &&
       row_bytes <= kWindowMaxRowBytes) {
     const int64_t per_window = l2 / kWindowL2Share / row_bytes;
-    w.window_rows = per_window < vocab ? per_window : vocab;
+    w.window_rows = std::min(per_window, vocab);
     return w;
   }
   int shift = kMinSlabShift;
-  while (4 * rows * (int64_t(2) << shift) <= l2) ++shift;
-  if ((int64_t(1) << shift) < row_bytes) w.slab_bytes = int64_t(1) << shift;
+  while (4 * n_idx * (int64_t(2) << shift) <= l2) ++shift;
+  if ((int64_t(1) << shift) < row_bytes) w.slab_shift = shift;
   return w;
 }
+
+namespace {
 
 // The walk of a gather from table into dst on the current device: the alignment each walk needs (slab-major a
 // 16-byte aligned destination, so that no chunk straddles a row; window-major the table too), then the sizes.
 // gather_rows launches by it and gather_rows_kernel names it: one decision.
 GatherWalk gather_walk_of(const void* table, const void* dst, int64_t vocab, int64_t rows, int64_t row_bytes) {
   if ((reinterpret_cast<uintptr_t>(dst) & 15) != 0) return {};
-  GatherWalk w = gather_walk_on(rows, vocab, row_bytes, device_props().l2_bytes);
+  GatherWalk w = gather_walk(rows, vocab, row_bytes, device_props().l2_bytes);
   if (w.window_rows && (reinterpret_cast<uintptr_t>(table) & 15) != 0) {
     w.window_rows = 0;  // the slab-major walk's shifted loads read a misaligned table
-    w.slab_bytes = int64_t(1) << kMinSlabShift;
+    w.slab_shift = kMinSlabShift;
   }
   return w;
 }
 
-// Window-major gather (gather_walk_on): warp u takes output rows [32 g, 32 g + 32) of window w = u / groups; lane l
+// Window-major gather (gather_walk): warp u takes output rows [32 g, 32 g + 32) of window w = u / groups; lane l
 // loads index 32 g + l, and the warp copies, one after another, the rows whose index falls in table rows
 // [w W, w W + W), 16 bytes a lane, kWindowUnroll loads in flight before the stores. The output is written with
 // streaming stores (st.global.cs), so that it evicts the window's table rows from L2 less. A warp an item, in a
@@ -419,7 +423,9 @@ void gather_window(const void* table, const int64_t* idx, void* dst, int64_t voc
   FW_CHECK_LAUNCH();
 }
 
-// A gather's slab_shift: log2 of its slab-major walk's slab (gather_walk_of), 0 for row by row.
+// rows output rows of (len0 + len1) elements; segment k of row r reads srck + srow(r)*ldk (elements). Mode is
+// known where each op calls it, so only the kernels an op can launch are compiled. A gather passes its walk's
+// slab_shift (gather_walk_of; 0: row by row).
 template <Src Mode, class Cfg>
 void run(const void* src0, int64_t ld0, int64_t len0, const void* src1, int64_t ld1, int64_t len1, int64_t rows,
          void* dst, DType dt, const int64_t* idx, int64_t S, int64_t H, cudaStream_t stream, int slab_shift = 0) {
@@ -504,31 +510,22 @@ void expand_rows(const void* src, void* dst, int64_t rows, int64_t n, DType dt, 
   run<Src::plain, PlainConfig>(src, 0, n, nullptr, 0, 0, rows, dst, dt, nullptr, 1, 1, stream);
 }
 
-GatherWalk gather_walk(int64_t n_idx, int64_t vocab, int64_t row_bytes, std::size_t l2_bytes) {
-  return gather_walk_on(n_idx, vocab, row_bytes, l2_bytes);
-}
-
 std::string gather_rows_kernel(const void* table, const void* dst, int64_t vocab, int64_t n_idx, int64_t dim,
                                DType dt) {
   const GatherWalk w = gather_walk_of(table, dst, vocab, n_idx, dim * elem_size(dt));
   if (w.window_rows) return "window-major, " + std::to_string(w.window_rows) + "-row windows";
-  if (w.slab_bytes) return "slab-major, " + std::to_string(w.slab_bytes) + "-byte slabs";
+  if (w.slab_shift) return "slab-major, " + std::to_string(w.slab_bytes()) + "-byte slabs";
   return "row by row";
 }
 
 void gather_rows(const void* table, const int64_t* idx, void* dst, int64_t vocab, int64_t n_idx, int64_t dim,
                  DType dt, cudaStream_t stream) {
   FW_REQUIRE(vocab > 0 || n_idx == 0, "empty table");
-  FW_REQUIRE(n_idx == 0 || idx != nullptr, "null index pointer");
+  FW_REQUIRE(n_idx == 0 || dim == 0 || (idx != nullptr && table != nullptr && dst != nullptr), "null pointer");
   const int64_t row_bytes = dim * elem_size(dt);
   const GatherWalk w = n_idx > 0 && dim > 0 ? gather_walk_of(table, dst, vocab, n_idx, row_bytes) : GatherWalk{};
-  if (w.window_rows) {
-    FW_REQUIRE(table != nullptr && dst != nullptr, "null pointer");
-    return gather_window(table, idx, dst, vocab, n_idx, row_bytes, w.window_rows, stream);
-  }
-  int slab_shift = 0;
-  while ((int64_t(1) << slab_shift) < w.slab_bytes) ++slab_shift;
-  run<Src::gather, GatherConfig>(table, dim, dim, nullptr, 0, 0, n_idx, dst, dt, idx, 1, 1, stream, slab_shift);
+  if (w.window_rows) return gather_window(table, idx, dst, vocab, n_idx, row_bytes, w.window_rows, stream);
+  run<Src::gather, GatherConfig>(table, dim, dim, nullptr, 0, 0, n_idx, dst, dt, idx, 1, 1, stream, w.slab_shift);
 }
 
 void permute_0213(const void* src, void* dst, int64_t B, int64_t S, int64_t H, int64_t D, DType dt,

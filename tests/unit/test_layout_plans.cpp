@@ -14,7 +14,9 @@ namespace {
 
 using fw::layout::gather_walk;
 
-int64_t slab_of(int64_t rows, int64_t row_bytes, std::size_t l2) { return gather_walk(rows, rows, row_bytes, l2).slab_bytes; }
+int64_t slab_of(int64_t rows, int64_t row_bytes, std::size_t l2) {
+  return gather_walk(rows, rows, row_bytes, l2).slab_bytes();
+}
 int64_t window_of(int64_t rows, int64_t row_bytes, std::size_t l2) {
   return gather_walk(rows, rows, row_bytes, l2).window_rows;
 }
@@ -58,7 +60,7 @@ TEST(GatherSlab, InvariantsOverShapesAndL2Sizes) {
           const std::string where = "rows " + std::to_string(rows) + ", row bytes " + std::to_string(row_bytes) +
                                     ", vocab " + std::to_string(vocab) + ", L2 " + std::to_string(l2);
           const fw::layout::GatherWalk w = gather_walk(rows, vocab, row_bytes, l2);
-          const int64_t slab = w.slab_bytes;
+          const int64_t slab = w.slab_bytes();
           const bool fills = 4 * rows * row_bytes > 3 * int64_t(l2);
           if (row_bytes % 16 != 0 || !fills) {
             EXPECT_EQ(slab, 0) << where;
