@@ -166,9 +166,10 @@ int main(int argc, char** argv) {
   auto add_column = [&](Sm90Config c, int sp) {
     columns.push_back({c, sp, std::string(sm90_config_name(c)) + "/" + std::to_string(sp)});
   };
-  if (f32) {  // every cluster-free configuration at most 192 wide, with every split count
+  if (f32) {  // every cluster-free configuration at most 192 wide that takes TF32, with every split count
     for (int ci = 0; ci < int(Sm90Config::count); ++ci)
-      if (sm90_shape(Sm90Config(ci)).cl == 1 && sm90_shape(Sm90Config(ci)).bn <= 192)
+      if (sm90_shape(Sm90Config(ci)).cl == 1 && sm90_shape(Sm90Config(ci)).bn <= 192 &&
+          sm90_config_takes(Sm90Config(ci), dt, fw::GemmLayout::kn))
         for (int sp : kSm90SplitCounts) add_column(Sm90Config(ci), sp);
   } else {
     for (const Sm90Tile& t : kSm90ModelTiles)
@@ -199,26 +200,31 @@ int main(int argc, char** argv) {
     const void* bias_or_null = c.layout == fw::GemmLayout::nk ? bias : nullptr;  // linear carries a bias
     const GemmArgs args{dt, c.layout, A, B, bias_or_null, C, 1, c.M, c.N, c.K};
     const std::string path = fw::gemm_path(dt, c.layout, A, B, C, 1, c.M, c.N, c.K, false);
-    // Launch 0: fw::gemm's own choice; then each configuration and split count (when sm90 runs here), in the
-    // order of the table's columns.
+    // Launch 0: fw::gemm's own choice; then each configuration and split count that takes the call (when sm90
+    // runs here), in the order of the table's columns.
     std::vector<std::function<void()>> launches{
         [&] { fw::gemm(dt, c.layout, A, B, bias_or_null, C, 1, c.M, c.N, c.K, false, s); }};
     const bool sm90 = f32 ? tf32x3_kn_supported(args) : sm90_supported(args);
+    std::vector<int> launch_of(columns.size(), -1);  // the column's index in launches; -1: not run
     if (sm90)
-      for (const Column& col : columns)
+      for (std::size_t i = 0; i < columns.size(); ++i) {
+        const Column& col = columns[i];
+        if (!sm90_config_takes(col.config, dt, c.layout)) continue;
+        launch_of[i] = int(launches.size());
         launches.push_back([&args, &s, &col, f32] {
           if (f32)
             gemm_tf32x3_kn(args, col.config, col.splits, s);
           else
             gemm_sm90(args, col.config, s, col.splits);
         });
+      }
     const std::vector<float> us = interleaved_median_us(launches, flush, reps, s);
     const float auto_us = us[0];
-    std::vector<float> times;  // one a column; -1 where the configurations cannot run
+    std::vector<float> times;  // one a column; -1 where the configuration cannot run the call
     float best = 1e30f;
     std::string best_name;
     for (std::size_t i = 0; i < columns.size(); ++i) {
-      const float u = sm90 ? us[1 + i] : -1.f;
+      const float u = launch_of[i] >= 0 ? us[std::size_t(launch_of[i])] : -1.f;
       times.push_back(u);
       if (u > 0 && u < best) best = u, best_name = columns[i].name;
     }

@@ -48,6 +48,8 @@ enum class Sm90Config : int {
   bm128_bn256_cl1,  // 2 consumers
   bm128_bn192,      // 2 consumers (N = 9728 in 51 tiles: one wave at 128-256 rows, where 256 wide leaves 56
                     // of 132 SMs idle and 128 wide takes two rounds)
+  bm128_bn160,      // 2 consumers, 16-bit W[N, K] only (N = 9728 in 61 tiles: one round at 256 rows, two full
+                    // rounds at 512, where 192 wide leaves the second round 72 of 132 tiles)
   bm128_bn128_cl2,  // 2 consumers, a pair
   bm128_bn128_cl1,  // 2 consumers
   bm128_bn64,       // 2 consumers (3xTF32 with B as [K, N] at decode-like M: the transposed problem is 64 wide)
@@ -65,6 +67,9 @@ struct Sm90Shape {
   const char* name;
 };
 const Sm90Shape& sm90_shape(Sm90Config c);  // throws std::invalid_argument for an unknown configuration
+// Whether configuration c runs calls of this dtype and B layout: tiles whose width is not a multiple of 64 (160)
+// take 16-bit W[N, K] only (B[K, N] comes in boxes of 64 columns, TF32 has no such wgmma here).
+bool sm90_config_takes(Sm90Config c, DType dt, GemmLayout b_layout);
 // True when the device is cc 9.0 with the sm_90a kernels loaded, the dtype is 16-bit (or fp32 with
 // allow_tf32 and W as [N, K]: TF32 wgmma reads K-major operands only) and the tensor-map rules hold
 // (16-byte aligned A and B, row strides multiples of 16 bytes).
@@ -100,6 +105,7 @@ struct Sm90Tile {
 };
 inline constexpr Sm90Tile kSm90ModelTiles[] = {{Sm90Config::bm128_bn256_cl1, 128, 256},
                                                {Sm90Config::bm128_bn192, 128, 192},
+                                               {Sm90Config::bm128_bn160, 128, 160},
                                                {Sm90Config::bm128_bn128_cl1, 128, 128},
                                                {Sm90Config::bm64_bn128, 64, 128},
                                                {Sm90Config::bm64_bn64, 64, 64}};

@@ -14,8 +14,9 @@
 //     m64nBNk16 (k8 for TF32; A K-major; B K-major for W[N,K], N-major through the descriptor's
 //     transpose bit for B[K,N]), keeping one k-block of wgmma in flight.
 //   - Epilogue: fp32 accumulators (+ bias: read before the tile's main loop, staged in shared memory)
-//     -> dtype -> a 128-byte-swizzled staging buffer of 64 rows x 128 bytes (stmatrix for 16 bits; two
-//     buffers per consumer where they fit) -> TMA store (clips the tails). C that cannot be a TMA target
+//     -> dtype -> a 128-byte-swizzled staging buffer of 64 rows x 128 bytes (64 bytes, 64-byte swizzle, for
+//     the 160-wide tile; stmatrix for 16 bits; two buffers per consumer where they fit) -> TMA store (clips
+//     the tails). C that cannot be a TMA target
 //     (not 16-byte aligned, rows not a multiple of 16 bytes), split-K's partial sums and the transposed
 //     tiles of A_MN are stored from registers straight to global memory, bounds-checked.
 //   - The grid is one CTA per SM (persistent) walking the output tiles in M-grouped order (16 tile rows
@@ -88,18 +89,22 @@ struct TileCfg {
   static constexpr int THREADS = 128 * (NC + 1);
   // Shared memory: the stages, the barriers, the bias, then (1024-byte aligned) the epilogue's staging for
   // C's TMA stores: per consumer, chunks of 64 rows x 128 bytes (64 16-bit or 32 fp32 columns; 8 KB, 128-byte
-  // swizzle), two buffers where they fit (fp32 128x256: one). fp32 with BLOCK_SUMS (3xTF32) stores from
+  // swizzle), or of 64 rows x 64 bytes (64-byte swizzle) where BN is not a multiple of 128 bytes (the 160-wide
+  // tile), two buffers where they fit (fp32 128x256: one). fp32 with BLOCK_SUMS (3xTF32) stores from
   // registers and has neither the staging nor the code: with the TMA-store epilogue compiled in, used or
   // not, its fp32 8192^3 took 13.6 ms against 11.1-11.3 (bench_ops, H100, two leases; the cause was not
   // measured). An fp32 launch that stores from registers (split partial sums, unaligned C) leaves the
   // staging out of its dynamic shared memory, as before the staging existed.
-  static constexpr int C_CHUNK_COLS = 128 / ESZ;
+  static constexpr int C_ROW_BYTES = (BN * ESZ) % 128 == 0 ? 128 : 64;  // a staged chunk's row, its swizzle span
+  static constexpr int C_CHUNK_COLS = C_ROW_BYTES / ESZ;
   static constexpr int BIAS_BYTES = NC * BN * ESZ;  // per consumer: the tile's bias
   static constexpr int C_OFFSET = (STAGES * STAGE_BYTES + 2 * STAGES * 8 + BIAS_BYTES + 1023) / 1024 * 1024;
   static constexpr int C_BUFS = C_OFFSET + NC * 2 * 8192 + 1024 <= 227 * 1024 ? 2 : 1;
   static constexpr int C_BYTES = ESZ == 4 && BLOCK_SUMS ? 0 : NC * C_BUFS * 8192;
   static constexpr int SMEM = C_OFFSET + C_BYTES + 1024;  // + the base's alignment
-  static_assert(BN % 64 == 0 && BN <= 256, "BN");
+  // BN: a multiple of 64, or of 32 for 16-bit tiles (then for W[N, K] only: B[K, N] comes in 64-column boxes,
+  // sm90_config_takes).
+  static_assert((BN % 64 == 0 || (BN % 32 == 0 && ESZ == 2 && CL == 1)) && BN <= 256, "BN");
   static_assert(CL == 1 || (CL == 2 && BN >= 128), "a cluster pair splits B into two boxes");
   static_assert(!BLOCK_SUMS || BN <= 192, "block sums take a second set of accumulators");
   static_assert(!SPLIT_B || (ESZ == 4 && BLOCK_SUMS && CL == 1), "3xTF32 in the kernel: TF32, block sums");
@@ -330,6 +335,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
   const int units = p.batch * p.cm_tiles * p.n_tiles * p.splits;
   constexpr int BK = Cfg::BK;
   static_assert(sizeof(T) == 2 || B_NK, "TF32 wgmma takes K-major B only");
+  static_assert(B_NK || BN % 64 == 0, "B[K, N] comes in 64-column boxes");
   static_assert(!A_MN || (sizeof(T) == 4 && B_NK && CL == 1 && E != Epi::bias && Cfg::BLOCK_SUMS == Cfg::SPLIT_B),
                 "A from registers: TF32, cluster-free, bias-free; block sums only with 3xTF32");
   static_assert(!Cfg::SPLIT_B || A_MN, "3xTF32 in the kernel: the A_MN kernel");
@@ -683,12 +689,19 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
       }
       if constexpr (has_tma_store<Cfg, E, A_MN>()) {
         if (p.tma_store) {
-          // Chunks of 64 rows x 128 bytes of C: registers (+ bias) -> a 128-byte-swizzled 8 KB buffer (16-bit:
-          // stmatrix; fp32: 8-byte stores) -> TMA store (clips rows >= M, columns >= N). With two buffers a
-          // consumer rewrites one only after the store issued from it two chunks earlier has read it; with
-          // one, after the last.
-          constexpr int CB = Cfg::C_BUFS, CC = Cfg::C_CHUNK_COLS;
+          // Chunks of 64 rows x C_ROW_BYTES (128, or 64 for the 160-wide tile) of C: registers (+ bias) -> a
+          // buffer swizzled as the TMA map's span (16-bit: stmatrix; fp32: 8-byte stores) -> TMA store (clips
+          // rows >= M, columns >= N). With two buffers a consumer rewrites one only after the store issued from
+          // it two chunks earlier has read it; with one, after the last.
+          constexpr int CB = Cfg::C_BUFS, CC = Cfg::C_CHUNK_COLS, RB = Cfg::C_ROW_BYTES;
           const uint32_t my_buf = cbuf + c * CB * 8192;
+          // The staged byte of (row, 16-byte chunk), as TMA's 128- or 64-byte swizzle places it: the chunk's
+          // index XOR the address's 128-byte line (mod 8 or 4). A stmatrix's 8 rows of one chunk land in 8
+          // different 16-byte bank groups either way.
+          auto staged = [](int row, int chunk16) {
+            const int lin = row * RB + chunk16 * 16;
+            return uint32_t(lin ^ (((lin >> 7) & (RB / 16 - 1)) << 4));
+          };
 #pragma unroll
           for (int ch = 0; ch < BN / CC; ++ch) {
             const uint32_t buf = my_buf + (CB == 2 ? (epi_count & 1) * 8192 : 0);
@@ -697,32 +710,32 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
             if constexpr (sizeof(T) == 2) {
               const int q8 = lane / 8, rr = lane % 8;  // stmatrix: lanes 8q..8q+7 address matrix q's rows
 #pragma unroll
-              for (int jp = 0; jp < 4; ++jp) {  // column groups 2jp, 2jp+1 of this chunk
+              for (int jp = 0; jp < CC / 16; ++jp) {  // column groups 2jp, 2jp+1 of this chunk
                 uint32_t r[4];
 #pragma unroll
                 for (int q = 0; q < 4; ++q) {
                   const int jl = 2 * jp + q / 2, i = q % 2;  // matrix q: rows +8i, column group jl
-                  const int j = ch * 8 + jl;
+                  const int j = ch * (CC / 8) + jl;
                   const float2 bb = bias_at(j);
                   r[q] = pack2<T>(acc[4 * j + 2 * i] + bb.x, acc[4 * j + 2 * i + 1] + bb.y);
                 }
                 const int row = warp * 16 + (q8 % 2) * 8 + rr;  // row inside the consumer's 64
-                const int chunk16 = 2 * jp + q8 / 2;             // 16-byte column chunk inside 128 bytes
-                stmatrix_x4(buf + row * 128 + ((chunk16 ^ (row & 7)) << 4), r[0], r[1], r[2], r[3]);
+                const int chunk16 = 2 * jp + q8 / 2;             // 16-byte column chunk inside the row
+                stmatrix_x4(buf + staged(row, chunk16), r[0], r[1], r[2], r[3]);
               }
             } else {
               // The thread's column pair 8jl + 2t of rows r, r + 8: 16-byte chunk 2jl + t / 2, byte 8 (t % 2).
               const int t = lane % 4;
 #pragma unroll
-              for (int jl = 0; jl < 4; ++jl) {
-                const int j = ch * 4 + jl;
+              for (int jl = 0; jl < CC / 8; ++jl) {
+                const int j = ch * (CC / 8) + jl;
                 const float2 bb = bias_at(j);
 #pragma unroll
                 for (int i = 0; i < 2; ++i) {
                   const int row = warp * 16 + 8 * i + lane / 4;
                   const int chunk16 = 2 * jl + t / 2;
-                  st_shared_v2(buf + row * 128 + ((chunk16 ^ (row & 7)) << 4) + 8 * (t % 2),
-                               acc[4 * j + 2 * i] + bb.x, acc[4 * j + 2 * i + 1] + bb.y);
+                  st_shared_v2(buf + staged(row, chunk16) + 8 * (t % 2), acc[4 * j + 2 * i] + bb.x,
+                               acc[4 * j + 2 * i + 1] + bb.y);
                 }
               }
             }
@@ -798,8 +811,8 @@ PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
   return fn;
 }
 
-// 3-D map over a contiguous [d2][d1][d0] tensor of 16-bit or fp32 elements, box {box0, box1, 1},
-// 128-byte swizzle.
+// 3-D map over a contiguous [d2][d1][d0] tensor of 16-bit or fp32 elements, box {box0, box1, 1}, swizzled
+// over the box's row: 128 bytes (every load and most C stores), or 64 (the 160-wide tile's C chunks).
 CUtensorMap make_map(const void* ptr, DType dt, uint64_t d0, uint64_t d1, uint64_t d2, uint32_t box0,
                      uint32_t box1) {
   CUtensorMap m;
@@ -808,11 +821,15 @@ CUtensorMap make_map(const void* ptr, DType dt, uint64_t d0, uint64_t d1, uint64
   const cuuint64_t strides[2] = {d0 * esz, d0 * d1 * esz};
   const cuuint32_t box[3] = {box0, box1, 1};
   const cuuint32_t estr[3] = {1, 1, 1};
+  const uint64_t row_bytes = box0 * esz;
+  if (row_bytes != 128 && row_bytes != 64)
+    throw std::invalid_argument("gemm_sm90: a TMA box row of " + std::to_string(row_bytes) + " bytes (64 or 128)");
+  const CUtensorMapSwizzle swizzle = row_bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B;
   const CUtensorMapDataType t = dt == DType::bf16  ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
                                 : dt == DType::f16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
                                                    : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
   const CUresult r = encode_fn()(&m, t, 3, const_cast<void*>(ptr), dims, strides, box, estr,
-                                 CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                 CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
                                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     throw CudaError(cudaErrorInvalidValue, "cuTensorMapEncodeTiled failed with CUresult " + std::to_string(int(r)) +
@@ -905,9 +922,12 @@ int resident_clusters() {
 // within 7% of the best measured configuration on every shape, where the former rule (the largest tile
 // that still fills a wave) lost up to 1.56x ([1024, 4864] @ [4864, 896]: 64x64 in two rounds, 32.5 us,
 // against 64x128 in one, 20.8 us). Split-K pays only on long K with few tiles (Qwen2's down projection at
-// 128 tokens: 64x64 in 4 splits, 12.4 us against 16.8). 128x192 fills one round where 128x256 leaves SMs
-// idle and 128x128 takes two (Qwen2's gate_up, N = 9728, at 256 tokens: 102 tiles, 14.3 us against 16.0
-// for 128x256's 76). 16-bit only; TF32 keeps the wave rule in sm90_pick (not swept), 3xTF32 its own
+// 128 tokens: 64x64 in 4 splits, 12.4 us against 16.8). The 128x192 and 128x160 tiles fill rounds where 128x256
+// leaves SMs idle (Qwen2's gate_up, N = 9728: at 256 tokens 128x160's 122 tiles in one round, 14.2 us against
+// 15.3 for 128x192's 102 and 16.8 for 128x256's 76; at 512 tokens its 244 tiles in two full rounds, 20.2 us
+// against 22.4 for 128x192, whose second round holds 72 tiles; the sweep table of tests/data, whose picks the
+// model still makes within 10% of the best on every shape). 160 wide runs 16-bit W[N, K] only
+// (sm90_config_takes). 16-bit only; TF32 keeps the wave rule in sm90_pick (not swept), 3xTF32 its own
 // (tf32x3_config).
 struct SplitK {
   int splits = 1;
@@ -1139,6 +1159,7 @@ constexpr Sm90Shape kSm90Shapes[] = {
     {Sm90Config::bm128_bn256_cl2, 128, 256, 4, 2, 4, "128x256 cluster2"},
     {Sm90Config::bm128_bn256_cl1, 128, 256, 4, 1, 4, "128x256"},
     {Sm90Config::bm128_bn192, 128, 192, 4, 1, 4, "128x192"},
+    {Sm90Config::bm128_bn160, 128, 160, 5, 1, 4, "128x160"},
     {Sm90Config::bm128_bn128_cl2, 128, 128, 6, 2, 6, "128x128 cluster2"},
     {Sm90Config::bm128_bn128_cl1, 128, 128, 6, 1, 6, "128x128"},
     {Sm90Config::bm128_bn64, 128, 64, 8, 1, 8, "128x64"},
@@ -1183,6 +1204,7 @@ auto dispatch_config(Sm90Config c, F&& f) {
     case C::bm128_bn256_cl2: return f(std::integral_constant<C, C::bm128_bn256_cl2>{});
     case C::bm128_bn256_cl1: return f(std::integral_constant<C, C::bm128_bn256_cl1>{});
     case C::bm128_bn192: return f(std::integral_constant<C, C::bm128_bn192>{});
+    case C::bm128_bn160: return f(std::integral_constant<C, C::bm128_bn160>{});
     case C::bm128_bn128_cl2: return f(std::integral_constant<C, C::bm128_bn128_cl2>{});
     case C::bm128_bn128_cl1: return f(std::integral_constant<C, C::bm128_bn128_cl1>{});
     case C::bm128_bn64: return f(std::integral_constant<C, C::bm128_bn64>{});
@@ -1193,55 +1215,66 @@ auto dispatch_config(Sm90Config c, F&& f) {
   throw std::invalid_argument("gemm_sm90: unknown tile configuration");
 }
 
+// TF32 (fp32 data): W as [N, K] unsplit (block sums too), or B as [K, N] as the transposed problem (A_MN), split
+// where it pays.
+template <Sm90Config C>
+void launch_tf32(const GemmArgs& a, cudaStream_t s, int splits) {
+  using T = float;
+  using Cfg = TileCfgOf<T, C>;
+  constexpr int BN = Cfg::BN, CL = Cfg::CL;
+  const SplitK one{1, int(ceil_div(a.K, int64_t(Cfg::BK)))};
+  if (a.b_layout == GemmLayout::kn) {  // B[K, N]: the transposed problem, B^T's fragments through registers
+    // a_split (3xTF32 in the kernel, gemm_tf32x3_kn): A's parts as planes, block sums, at most 192 wide.
+    const bool x3 = a.a_split;
+    FW_REQUIRE(CL == 1 && sm90_tf32_kn_supported(a) &&
+                   a.accumulate == (x3 ? Accumulate::per_k_block : Accumulate::tensor_core),
+               "gemm_sm90: TF32 with B as [K, N] takes a cluster-free configuration, no bias, and block sums "
+               "exactly with A's 3xTF32 parts");
+    if constexpr (CL == 1) {
+      const SplitK sk = splitk_for(a, C, splits);
+      const GemmArgs t = sm90_tf32_kn_problem(a);
+      auto run = [&](auto cfg) {
+        using CfgMN = decltype(cfg);
+        if (sk.splits > 1)
+          launch<T, CfgMN, true, Epi::partial, true>(t, sk, s);
+        else
+          launch<T, CfgMN, true, Epi::plain, true>(t, one, s);
+      };
+      if (!x3) {
+        run(TileCfgOf<T, C, false, true>{});
+      } else if constexpr (BN <= 192) {
+        run(TileCfgOf<T, C, true, true>{});
+      } else {
+        FW_REQUIRE(false, "gemm_sm90: 3xTF32 with B as [K, N] takes tiles at most 192 wide");
+      }
+    }
+    return;
+  }
+  if (a.accumulate == Accumulate::tensor_core) return launch_epi<T, Cfg, true>(a, one, s);
+  if constexpr (BN <= 192)
+    launch_epi<T, TileCfgOf<T, C, true>, true>(a, one, s);
+  else
+    FW_REQUIRE(false, "gemm_sm90: per-k-block sums take tiles at most 192 wide");
+}
+
+// Linear layers (W as [N, K]) carry a bias, B[K, N] with a bias is supported too; 16-bit calls split K where the
+// cost model says (splitk_for), on cluster-free configurations.
 template <Sm90Config C>
 void launch_cfg(const GemmArgs& a, cudaStream_t s, int splits) {
-  // Linear layers (W as [N, K]) carry a bias, B[K, N] with a bias is supported too. fp32 (TF32): W as [N, K]
-  // unsplit (block sums too), or B as [K, N] as the transposed problem (A_MN), split where it pays.
-  const bool nk = a.b_layout == GemmLayout::nk;
+  FW_REQUIRE(sm90_config_takes(C, a.dt, a.b_layout),
+             std::string("gemm_sm90: the ") + shape_of(C).name + " tile takes 16-bit W[N, K] only");
+  constexpr bool ANY_LAYOUT = shape_of(C).bn % 64 == 0;  // else W[N, K] 16-bit only (sm90_config_takes)
   dispatch_float(a.dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    using Cfg = TileCfgOf<T, C>;
-    constexpr int BN = Cfg::BN, CL = Cfg::CL;
-    const SplitK one{1, int(ceil_div(a.K, int64_t(Cfg::BK)))};
     if constexpr (std::is_same<T, float>::value) {
-      if (!nk) {  // B[K, N]: the transposed problem, B^T's fragments through registers
-        // a_split (3xTF32 in the kernel, gemm_tf32x3_kn): A's parts as planes, block sums, at most 192 wide.
-        const bool x3 = a.a_split;
-        FW_REQUIRE(CL == 1 && sm90_tf32_kn_supported(a) &&
-                       a.accumulate == (x3 ? Accumulate::per_k_block : Accumulate::tensor_core),
-                   "gemm_sm90: TF32 with B as [K, N] takes a cluster-free configuration, no bias, and block sums "
-                   "exactly with A's 3xTF32 parts");
-        if constexpr (CL == 1) {
-          const SplitK sk = splitk_for(a, C, splits);
-          const GemmArgs t = sm90_tf32_kn_problem(a);
-          auto run = [&](auto cfg) {
-            using CfgMN = decltype(cfg);
-            if (sk.splits > 1)
-              launch<T, CfgMN, true, Epi::partial, true>(t, sk, s);
-            else
-              launch<T, CfgMN, true, Epi::plain, true>(t, one, s);
-          };
-          if (!x3) {
-            run(TileCfgOf<T, C, false, true>{});
-          } else if constexpr (BN <= 192) {
-            run(TileCfgOf<T, C, true, true>{});
-          } else {
-            FW_REQUIRE(false, "gemm_sm90: 3xTF32 with B as [K, N] takes tiles at most 192 wide");
-          }
-        }
-        return;
-      }
-      if (a.accumulate == Accumulate::tensor_core) return launch_epi<T, Cfg, true>(a, one, s);
-      if constexpr (BN <= 192)
-        launch_epi<T, TileCfgOf<T, C, true>, true>(a, one, s);
-      else
-        FW_REQUIRE(false, "gemm_sm90: per-k-block sums take tiles at most 192 wide");
+      if constexpr (ANY_LAYOUT) launch_tf32<C>(a, s, splits);
     } else {
-      const SplitK sk = CL == 1 ? splitk_for(a, C, splits) : one;
-      if (nk)
-        launch_epi<T, Cfg, true>(a, sk, s);
-      else
-        launch_epi<T, Cfg, false>(a, sk, s);
+      using Cfg = TileCfgOf<T, C>;
+      const SplitK sk = Cfg::CL == 1 ? splitk_for(a, C, splits) : SplitK{1, int(ceil_div(a.K, int64_t(Cfg::BK)))};
+      if constexpr (ANY_LAYOUT) {
+        if (a.b_layout == GemmLayout::kn) return launch_epi<T, Cfg, false>(a, sk, s);
+      }
+      launch_epi<T, Cfg, true>(a, sk, s);
     }
   });
 }
@@ -1292,6 +1325,7 @@ Sm90Choice sm90_model_choice(const GemmArgs& a, int sms) {
   Sm90Choice best{kSm90ModelTiles[0].config, 1};
   double best_us = 0;
   for (const Sm90Tile& t : kSm90ModelTiles) {
+    if (!sm90_config_takes(t.config, a.dt, a.b_layout)) continue;
     const int sp = model_splits(a, t.bm, t.bn, sms);
     const double us = cost_us(a, t.bm, t.bn, bk_of(a.dt), sp, sms);
     if (t.config == kSm90ModelTiles[0].config || us < best_us) best = {t.config, sp}, best_us = us;
@@ -1300,6 +1334,10 @@ Sm90Choice sm90_model_choice(const GemmArgs& a, int sms) {
 }
 
 const char* sm90_config_name(Sm90Config c) { return known(c) ? shape_of(c).name : "?"; }
+
+bool sm90_config_takes(Sm90Config c, DType dt, GemmLayout b_layout) {
+  return known(c) && (shape_of(c).bn % 64 == 0 || (is_16bit(dt) && b_layout == GemmLayout::nk));
+}
 
 const Sm90Shape& sm90_shape(Sm90Config c) {
   if (!known(c)) throw std::invalid_argument("gemm_sm90: unknown tile configuration");

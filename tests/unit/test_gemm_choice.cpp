@@ -1,9 +1,9 @@
 // The wgmma GEMM's choice of tile configuration and split-K count (sm90_model_choice, gemm_sm90.cu) against
-// a measurement: tests/data/gemm_sweep_h100.md is tools/gemm_sweep's table from the H100 with the kernels
-// of commit 8701c5e (the 128x192 tile, the split-K reduction as a programmatic dependent launch, W[N, K]'s
-// tail box, the 64x64 tile's 12 stages; bf16, every cluster-free configuration with 1..8 K splits, L2
-// cleaned, event-timed medians, the configurations of a shape timed in turns; the bf16 kernels are unchanged
-// since). The model is pure host code, so this runs without a GPU.
+// a measurement: tests/data/gemm_sweep_h100.md is tools/gemm_sweep's table from the H100 (GPU abaf6946) with the
+// kernels that added the 128x160 tile for W[N, K] (bf16, every cluster-free configuration with 1..8 K splits,
+// -1.00 where a configuration does not take the layout, the two cluster configurations unsplit; L2 cleaned,
+// event-timed medians, the configurations of a shape timed in turns). The model is pure host code, so this runs
+// without a GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -130,13 +130,20 @@ TEST(GemmChoice, SameChoiceAsWhenMeasured) {
   }
 }
 
-// Three facts the model was fitted for: Qwen2's down projection at 128 tokens splits K (16.8 -> 12.4 us
+// Four facts the model was fitted for: Qwen2's down projection at 128 tokens splits K (16.8 -> 12.4 us
 // measured), the same projection at 1024 tokens takes 64x128 tiles in one round (20.8 us against 32.5
-// for the former rule's 64x64 in two), and its gate_up projection at 256 tokens takes 128x192 tiles, 102 of
-// them in one round (14.4 us against 17.3 for 128x256, whose 76 tiles leave 56 SMs idle).
+// for the former rule's 64x64 in two); its gate_up projection at 256 tokens takes 128x160 tiles, 122 of them in
+// one round (14.2 us against 15.3 for 128x192's 102 and 16.8 for 128x256's 76, which leave SMs idle), and at 512
+// tokens 128x160 in two full rounds of 244 tiles (20.2 us against 22.4 for 128x192, whose second round has 72).
+// On B[K, N] the 160-wide tile does not run: the model keeps 128x192 there.
 TEST(GemmChoice, FittedCases) {
   const GemmArgs gate_up256{fw::DType::bf16, fw::GemmLayout::nk, nullptr, nullptr, nullptr, nullptr, 1, 256, 9728, 896};
-  EXPECT_EQ(fw::detail::sm90_model_choice(gate_up256, kH100Sms).config, fw::detail::Sm90Config::bm128_bn192);
+  EXPECT_EQ(fw::detail::sm90_model_choice(gate_up256, kH100Sms).config, fw::detail::Sm90Config::bm128_bn160);
+  const GemmArgs gate_up512{fw::DType::bf16, fw::GemmLayout::nk, nullptr, nullptr, nullptr, nullptr, 1, 512, 9728, 896};
+  EXPECT_EQ(fw::detail::sm90_model_choice(gate_up512, kH100Sms).config, fw::detail::Sm90Config::bm128_bn160);
+  GemmArgs kn512 = gate_up512;
+  kn512.b_layout = fw::GemmLayout::kn;
+  EXPECT_EQ(fw::detail::sm90_model_choice(kn512, kH100Sms).config, fw::detail::Sm90Config::bm128_bn192);
   const GemmArgs down128{fw::DType::bf16, fw::GemmLayout::nk, nullptr, nullptr, nullptr, nullptr, 1, 128, 896, 4864};
   EXPECT_GT(fw::detail::sm90_model_choice(down128, kH100Sms).splits, 1);
   const GemmArgs down1024{fw::DType::bf16, fw::GemmLayout::nk, nullptr, nullptr, nullptr, nullptr, 1, 1024, 896, 4864};
