@@ -149,15 +149,17 @@ Path choose(const detail::GemmArgs& a, bool allow_tf32) {
 }  // namespace
 
 void gemm(DType dt, GemmLayout b_layout, const void* A, const void* B, const void* bias, void* C, int64_t batch,
-          int64_t M, int64_t N, int64_t K, bool allow_tf32, cudaStream_t stream) {
+          int64_t M, int64_t N, int64_t K, bool allow_tf32, cudaStream_t stream, GemmLaunch launch) {
   const detail::GemmArgs a = make_args(dt, b_layout, A, B, bias, C, batch, M, N, K);
+  detail::GemmArgs queued = a;  // for the wgmma paths whose first kernel is the GEMM
+  queued.launch = launch;
   switch (choose(a, allow_tf32)) {
     case Path::empty: return;
     case Path::fill_bias: return detail::gemm_fill_bias(a, stream);
     case Path::skinny: return detail::gemm_skinny(a, stream);
     case Path::gemv: return detail::gemm_gemv(a, stream);
-    case Path::sm90: return detail::gemm_sm90(a, detail::sm90_pick(a), stream);
-    case Path::sm90_tf32_kn: return detail::gemm_sm90(a, tf32_kn_config(a), stream);
+    case Path::sm90: return detail::gemm_sm90(queued, detail::sm90_pick(a), stream);
+    case Path::sm90_tf32_kn: return detail::gemm_sm90(queued, tf32_kn_config(a), stream);
     case Path::sm90_transposed_b: {
       detail::GemmArgs t = transposed_b_args(
           a, detail::scratch(detail::Scratch::tf32_b_transposed, size_t(batch * K * N) * sizeof(float)));

@@ -340,9 +340,11 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                 "A from registers: TF32, cluster-free, bias-free; block sums only with 3xTF32");
   static_assert(!Cfg::SPLIT_B || A_MN, "3xTF32 in the kernel: the A_MN kernel");
   const int nkb = (p.K + BK - 1) / BK;
-  // A split launch lets its reduction (k_splitk_reduce, a programmatic dependent launch) be scheduled now:
-  // its blocks wait in griddepcontrol.wait for this grid to finish, so its launch is off the critical path.
-  if constexpr (E == Epi::partial) allow_dependents();
+  // The kernel queued after this one as a programmatic dependent may be scheduled now: a split launch's reduction
+  // (k_splitk_reduce), or the next GEMM of a chain (fw::GemmLaunch::dependent, e.g. the decoder's linear layers).
+  // Its blocks take SMs only as this persistent grid's CTAs leave them (or ones it leaves idle) and wait in
+  // griddepcontrol.wait for this grid to finish, so their launch and set-up are off the critical path.
+  allow_dependents();
 
   if (threadIdx.x == 0) {
     // The maps' fetch overlaps the barriers' set-up (the producer's first load is this thread's).
@@ -360,8 +362,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     cluster_sync();
   else
     __syncthreads();
-  // Launch::dependent: the kernel before this one (a transpose or a TF32 split writing A or B) may still be
-  // running; nothing is read or written before it has completed. A no-op after an ordinary launch.
+  // Launch::dependent: the kernel before this one (a transpose or a TF32 split writing A or B, or the previous
+  // GEMM of a chain) may still be running; nothing is read or written before it has completed. A no-op after an ordinary launch.
   wait_for_prerequisite();
 
   if (wg == 0) {

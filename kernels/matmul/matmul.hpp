@@ -68,13 +68,24 @@ using opbench::DType;
 // contiguous: a linear layer's weight W, so the product is x @ W^T).
 enum class GemmLayout { kn, nk };
 
+// How a call's GEMM kernel is queued behind the kernel before it on the stream. after_previous: an ordinary,
+// stream-ordered launch. dependent: a programmatic dependent launch (sm_90): its CTAs are scheduled and set up
+// as that kernel's SMs free up (or on SMs it leaves idle), and every thread waits in griddepcontrol.wait, which
+// returns once that kernel has completed and its writes are visible, before its first memory access. It pays
+// after another GEMM, whose wgmma kernel allows its dependents from its start; after a kernel that never
+// allows them it runs as an ordinary launch. Not after a kernel with more blocks than fit at once that allows
+// dependents early: the GEMM's waiting CTAs would hold SMs its remaining blocks need. The wgmma path (16-bit,
+// and TF32 without a kernel before the GEMM) queues this way; the other paths launch as usual.
+enum class GemmLaunch { after_previous, dependent };
+
 // C[b] = A[b] @ op(B[b]) (+ bias), b in [0, batch), each operand contiguous with batch stride M*K,
 // K*N (or N*K) and M*N. A: [M, K]; C: [M, N]; bias: [N] or nullptr, shared by all batches. Sizes
 // must be non-negative and below 2^31 each; K == 0 writes the bias (or zeros). Throws
 // std::invalid_argument on bad arguments and fw::CudaError on a CUDA failure. Launches on `stream`
-// (no synchronisation, no allocation).
+// (no synchronisation, no allocation), queued as `launch` says.
 void gemm(DType dt, GemmLayout b_layout, const void* A, const void* B, const void* bias, void* C,
-          int64_t batch, int64_t M, int64_t N, int64_t K, bool allow_tf32, cudaStream_t stream);
+          int64_t batch, int64_t M, int64_t N, int64_t K, bool allow_tf32, cudaStream_t stream,
+          GemmLaunch launch = GemmLaunch::after_previous);
 
 // The kernel (and tile configuration) gemm() picks for these arguments on the current device, e.g.
 // "sm90_tma_wgmma 128x256", "mma_sync_cp_async", "simt_f32 128x128/8x16 vec4", "mma_sync_tf32_cp_async".

@@ -53,10 +53,13 @@ const char* at(const void* p, int64_t elems, DType dt) {
 }
 char* at(void* p, int64_t elems, DType dt) { return static_cast<char*>(p) + elems * int64_t(opbench::dtype_size(dt)); }
 
-// y[T, N] = x[T, K] W[N, K]^T (+ b)
+// y[T, N] = x[T, K] W[N, K]^T (+ b). Queued as a programmatic dependent of the kernel before it (GemmLaunch::
+// dependent): after another linear (q -> k -> v, gate_up -> down when the layer families run alone) its CTAs are
+// set up while that GEMM finishes; the forward's other kernels before a linear (rms_norm, attention, silu_gate)
+// never allow dependents early, so there it runs as an ordinary launch.
 void linear(DType dt, const void* x, const void* w, const void* b, void* y, int64_t T, int64_t N, int64_t K,
             cudaStream_t s) {
-  gemm(dt, GemmLayout::nk, x, w, b, y, 1, T, N, K, false, s);
+  gemm(dt, GemmLayout::nk, x, w, b, y, 1, T, N, K, false, s, GemmLaunch::dependent);
 }
 // dx[T, K] = dy[T, N] W[N, K]
 void linear_dx(DType dt, const void* dy, const void* w, void* dx, int64_t T, int64_t N, int64_t K, cudaStream_t s) {

@@ -190,6 +190,68 @@ TEST_F(GemmConfigs, EveryConfigurationExactTf32) {
   if (ran == 0) GTEST_SKIP() << "the sm_90a wgmma kernels do not run on this GPU (cc 9.0 only)";
 }
 
+// A chain as the decoder queues it: y1 = x W1^T, then y2 = y1 W2^T as a programmatic dependent launch
+// (fw::GemmLaunch::dependent). y1 is pre-filled with NaN and its GEMM has fewer tiles than the GPU has SMs (32 of
+// 64x64 on the H100), so the dependent GEMM's CTAs start on the SMs it leaves idle while it runs: had they read y1 before its wait, y2 would hold NaN or stale
+// values. y2 is checked against an fp64 sum over the y1 the device wrote: the products are exact in fp32 (8 x 6
+// significant bits), so the error is fp32 accumulation (at most K eps32 of the sum of |terms|) and C's rounding.
+TEST_F(GemmConfigs, DependentGemmReadsThePreviousGemmsOutput) {
+  const DType dt = DType::bf16;
+  const int64_t M = 256, N1 = 512, K1 = 2048, N2 = 256;
+  std::vector<double> x(size_t(M * K1)), w1(size_t(N1 * K1)), w2(size_t(N2 * N1));
+  for (size_t i = 0; i < x.size(); ++i) x[i] = value_at(i, 11);
+  for (size_t i = 0; i < w1.size(); ++i) w1[i] = value_at(i, 12);
+  for (size_t i = 0; i < w2.size(); ++i) w2[i] = value_at(i, 13);
+  const std::vector<uint8_t> hx = encode(dt, x), hw1 = encode(dt, w1), hw2 = encode(dt, w2);
+  void *dx = nullptr, *dw1 = nullptr, *dw2 = nullptr, *dy1 = nullptr, *dy2 = nullptr;
+  CUDA_OK(cudaMalloc(&dx, hx.size()));
+  CUDA_OK(cudaMalloc(&dw1, hw1.size()));
+  CUDA_OK(cudaMalloc(&dw2, hw2.size()));
+  CUDA_OK(cudaMalloc(&dy1, size_t(M * N1) * 2));
+  CUDA_OK(cudaMalloc(&dy2, size_t(M * N2) * 2));
+  CUDA_OK(cudaMemcpy(dx, hx.data(), hx.size(), cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemcpy(dw1, hw1.data(), hw1.size(), cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemcpy(dw2, hw2.data(), hw2.size(), cudaMemcpyHostToDevice));
+  const GemmArgs first{dt, GemmLayout::nk, dx, dw1, nullptr, dy1, 1, M, N1, K1};
+  if (!fw::detail::sm90_supported(first)) {
+    cudaFree(dx), cudaFree(dw1), cudaFree(dw2), cudaFree(dy1), cudaFree(dy2);
+    GTEST_SKIP() << "the sm_90a wgmma kernels do not run on this GPU (cc 9.0 only)";
+  }
+  int sms = 0;
+  CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const Sm90Config c1 = fw::detail::sm90_pick(first);
+  const fw::detail::Sm90Shape& k1 = fw::detail::sm90_shape(c1);
+  ASSERT_LT(fw::detail::sm90_tiles(first, k1.bm, k1.bn) * fw::detail::sm90_splitk(first, c1), sms)
+      << "the first GEMM must leave SMs idle for the dependent one's CTAs";
+  for (int rep = 0; rep < 3; ++rep) {
+    CUDA_OK(cudaMemset(dy1, 0xFF, size_t(M * N1) * 2));  // NaN
+    CUDA_OK(cudaMemset(dy2, 0xFF, size_t(M * N2) * 2));
+    CUDA_OK(cudaDeviceSynchronize());
+    fw::gemm(dt, GemmLayout::nk, dx, dw1, nullptr, dy1, 1, M, N1, K1, false, nullptr);
+    fw::gemm(dt, GemmLayout::nk, dy1, dw2, nullptr, dy2, 1, M, N2, N1, false, nullptr, fw::GemmLaunch::dependent);
+    CUDA_OK(cudaDeviceSynchronize());
+  }
+  std::vector<uint8_t> g1(size_t(M * N1) * 2), g2(size_t(M * N2) * 2);
+  CUDA_OK(cudaMemcpy(g1.data(), dy1, g1.size(), cudaMemcpyDeviceToHost));
+  CUDA_OK(cudaMemcpy(g2.data(), dy2, g2.size(), cudaMemcpyDeviceToHost));
+  int bad = 0;
+  for (int64_t m = 0; m < M && bad < 5; ++m)
+    for (int64_t n = 0; n < N2 && bad < 5; ++n) {
+      double ref = 0, mag = 0;
+      for (int64_t k = 0; k < N1; ++k) {
+        const double t = decode(dt, &g1[size_t(m * N1 + k) * 2]) * w2[size_t(n * N1 + k)];
+        ref += t, mag += std::fabs(t);
+      }
+      const double got = decode(dt, &g2[size_t(m * N2 + n) * 2]);
+      const double bound = half_ulp(dt, ref) + double(N1) * std::ldexp(mag, -23);
+      if (!(std::fabs(got - ref) <= bound)) {
+        ++bad;
+        ADD_FAILURE() << "y2[" << m << "][" << n << "] = " << got << ", fp64 over the device's y1: " << ref;
+      }
+    }
+  cudaFree(dx), cudaFree(dw1), cudaFree(dw2), cudaFree(dy1), cudaFree(dy2);
+}
+
 // 3xTF32 (gemm_tf32x3.cu) on normal operands, which TF32 does not hold exactly, against an fp64 reference:
 // fp32-class error (the bound: normwise 1e-6, each element within 2^-20 of its sum of |a·b|), while one TF32
 // pass of the same operands must be over 30 times further off, so the bound tells the two apart. The test
