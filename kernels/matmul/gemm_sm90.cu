@@ -16,9 +16,9 @@
 //   - Epilogue: fp32 accumulators (+ bias: read before the tile's main loop, staged in shared memory)
 //     -> dtype -> a 128-byte-swizzled staging buffer of 64 rows x 128 bytes (64 bytes, 64-byte swizzle, for
 //     the 160-wide tile; stmatrix for 16 bits; two buffers per consumer where they fit) -> TMA store (clips
-//     the tails). C that cannot be a TMA target
-//     (not 16-byte aligned, rows not a multiple of 16 bytes), split-K's partial sums and the transposed
-//     tiles of A_MN are stored from registers straight to global memory, bounds-checked.
+//     the tails). C that cannot be a TMA target (not 16-byte aligned, rows not a multiple of 16 bytes),
+//     split-K's partial sums and the transposed tiles of A_MN are stored from registers straight to global
+//     memory, bounds-checked.
 //   - The grid is one CTA per SM (persistent) walking the output tiles in M-grouped order (16 tile rows
 //     per group) for L2 reuse. setmaxnreg gives 2-consumer configurations 232 registers per consumer
 //     thread and 40 per producer thread.
@@ -363,7 +363,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
   else
     __syncthreads();
   // Launch::dependent: the kernel before this one (a transpose or a TF32 split writing A or B, or the previous
-  // GEMM of a chain) may still be running; nothing is read or written before it has completed. A no-op after an ordinary launch.
+  // GEMM of a chain) may still be running; nothing is read or written before it has completed. A no-op after
+  // an ordinary launch.
   wait_for_prerequisite();
 
   if (wg == 0) {

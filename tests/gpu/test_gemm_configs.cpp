@@ -173,7 +173,8 @@ void check_all(DType dt, GemmLayout layout, bool with_bias, const Dims& d, int& 
 
 // The last two: more tiles than an H100 has SMs (split in three for every configuration; unsplit from the
 // 128x160 tile down), so a CTA runs several tiles in turn, and its TMA-store epilogue reuses its buffers.
-const Dims kShapes[] = {{1, 200, 456, 520}, {3, 70, 200, 136}, {1, 1, 384, 256}, {4, 700, 700, 40}, {6, 520, 700, 64}};
+const Dims kShapes[] = {
+    {1, 200, 456, 520}, {3, 70, 200, 136}, {1, 1, 384, 256}, {4, 700, 700, 40}, {6, 520, 700, 64}};
 
 TEST_F(GemmConfigs, EveryConfigurationExact16Bit) {
   int ran = 0;
@@ -192,9 +193,10 @@ TEST_F(GemmConfigs, EveryConfigurationExactTf32) {
 
 // A chain as the decoder queues it: y1 = x W1^T, then y2 = y1 W2^T as a programmatic dependent launch
 // (fw::GemmLaunch::dependent). y1 is pre-filled with NaN and its GEMM has fewer tiles than the GPU has SMs (32 of
-// 64x64 on the H100), so the dependent GEMM's CTAs start on the SMs it leaves idle while it runs: had they read y1 before its wait, y2 would hold NaN or stale
-// values. y2 is checked against an fp64 sum over the y1 the device wrote: the products are exact in fp32 (8 x 6
-// significant bits), so the error is fp32 accumulation (at most K eps32 of the sum of |terms|) and C's rounding.
+// 64x64 on the H100), so the dependent GEMM's CTAs start on the SMs it leaves idle while it runs: had they read y1
+// before their wait, y2 would hold NaN or stale values. y2 is checked against an fp64 sum over the y1 the device
+// wrote: the products are exact in fp32 (8 x 6 significant bits), so the error is fp32 accumulation (at most K
+// eps32 of the sum of |terms|) and C's rounding.
 TEST_F(GemmConfigs, DependentGemmReadsThePreviousGemmsOutput) {
   const DType dt = DType::bf16;
   const int64_t M = 256, N1 = 512, K1 = 2048, N2 = 256;
