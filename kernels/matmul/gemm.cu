@@ -164,7 +164,7 @@ void gemm(DType dt, GemmLayout b_layout, const void* A, const void* B, const voi
       detail::GemmArgs t = transposed_b_args(
           a, detail::scratch(detail::Scratch::tf32_b_transposed, size_t(batch * K * N) * sizeof(float)));
       const detail::Sm90Config c = detail::sm90_pick(t);
-      if (detail::sm90_one_round(t, c)) t.launch = detail::Launch::dependent;  // overlaps the transpose's end
+      if (detail::sm90_one_round(t, c)) t.launch = GemmLaunch::dependent;  // overlaps the transpose's end
       layout::transpose_last2(a.B, const_cast<void*>(t.B), batch, K, N, dt, stream);
       return detail::gemm_sm90(t, c, stream);
     }

@@ -17,12 +17,6 @@ namespace fw::detail {
 // one k-block (32 elements of K), the kernel adds the block sums in fp32 (tiles at most 192 wide).
 enum class Accumulate { tensor_core, per_k_block };
 
-// How the wgmma kernel (and a TF32 split) is queued (fw::GemmLaunch, matmul.hpp). Inside a call, dependent
-// queues the GEMM behind the kernel that the same call queued just before it (a transpose or a TF32 split, which
-// allow it at their start) only where the GEMM runs one round of tiles (sm90_one_round): its CTAs would
-// otherwise hold SMs that kernel's remaining blocks need (H100: 3xTF32 8192^3 13.1 -> 17.6 ms).
-using Launch = GemmLaunch;
-
 struct GemmArgs {
   DType dt;
   GemmLayout b_layout;
@@ -32,7 +26,11 @@ struct GemmArgs {
   void* C;
   int64_t batch, M, N, K;
   Accumulate accumulate = Accumulate::tensor_core;  // fp32 (TF32) only
-  Launch launch = Launch::after_previous;           // the wgmma path only (gemm_sm90)
+  // How the wgmma kernel (and a TF32 split) is queued (matmul.hpp). Inside a call, dependent queues the GEMM
+  // behind the kernel the same call queued just before it (a transpose or a TF32 split, which allow it at their
+  // start) only where the GEMM runs one round of tiles (sm90_one_round): its CTAs would otherwise hold SMs that
+  // kernel's remaining blocks need (H100: 3xTF32 8192^3 13.1 -> 17.6 ms).
+  GemmLaunch launch = GemmLaunch::after_previous;
   // fp32 with B as [K, N], per_k_block (gemm_tf32x3_kn): A holds A's 3xTF32 parts, [batch][2][M][K] (each
   // batch's big parts, then its small parts; tf32_split.hpp), and the kernel splits B's fragments itself.
   bool a_split = false;
@@ -62,7 +60,7 @@ const char* sm90_config_name(Sm90Config c);
 struct Sm90Shape {
   Sm90Config config;
   int bm, bn, stages, cl;
-  int stages_mn;  // the stages of the TF32 kernels of B as [K, N] (M-major A, sm90_tf32_kn_problem)
+  int stages_mn;  // the stages of the TF32 kernels of B as [K, N] (M-major A, sm90_tf32_kn_problem); 0: none
   const char* name;
 };
 const Sm90Shape& sm90_shape(Sm90Config c);  // throws std::invalid_argument for an unknown configuration

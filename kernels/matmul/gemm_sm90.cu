@@ -362,7 +362,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     cluster_sync();
   else
     __syncthreads();
-  // Launch::dependent: the kernel before this one (a transpose or a TF32 split writing A or B, or the previous
+  // GemmLaunch::dependent: the kernel before this one (a transpose or a TF32 split writing A or B, or the previous
   // GEMM of a chain) may still be running; nothing is read or written before it has completed. A no-op after
   // an ordinary launch.
   wait_for_prerequisite();
@@ -1127,7 +1127,7 @@ void launch(const GemmArgs& a, const SplitK& sk, cudaStream_t stream) {
   cudaLaunchAttribute attr[2];
   unsigned n_attr = 0;
   if (CL > 1) attr[n_attr++] = cluster_dim_attr(CL);
-  if (a.launch == Launch::dependent) attr[n_attr++] = programmatic_serialization_attr();
+  if (a.launch == GemmLaunch::dependent) attr[n_attr++] = programmatic_serialization_attr();
   cfg.attrs = attr;
   cfg.numAttrs = n_attr;
   FW_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kern, tmA, tmB, tmBt, tmC, p));
@@ -1162,7 +1162,7 @@ constexpr Sm90Shape kSm90Shapes[] = {
     {Sm90Config::bm128_bn256_cl2, 128, 256, 4, 2, 4, "128x256 cluster2"},
     {Sm90Config::bm128_bn256_cl1, 128, 256, 4, 1, 4, "128x256"},
     {Sm90Config::bm128_bn192, 128, 192, 4, 1, 4, "128x192"},
-    {Sm90Config::bm128_bn160, 128, 160, 5, 1, 4, "128x160"},
+    {Sm90Config::bm128_bn160, 128, 160, 5, 1, 0, "128x160"},  // no TF32 kernel (takes_every_layout)
     {Sm90Config::bm128_bn128_cl2, 128, 128, 6, 2, 6, "128x128 cluster2"},
     {Sm90Config::bm128_bn128_cl1, 128, 128, 6, 1, 6, "128x128"},
     {Sm90Config::bm128_bn64, 128, 64, 8, 1, 8, "128x64"},
@@ -1171,6 +1171,10 @@ constexpr Sm90Shape kSm90Shapes[] = {
 };
 constexpr bool known(Sm90Config c) { return int(c) >= 0 && int(c) < int(Sm90Config::count); }
 constexpr const Sm90Shape& shape_of(Sm90Config c) { return kSm90Shapes[int(c)]; }
+// Whether c's kernels exist for every dtype and B layout: B[K, N] comes in 64-column boxes and TF32 has wgmma
+// widths of 64, 128, 192 and 256 here, so a tile of another width (160) runs 16-bit W[N, K] only
+// (sm90_config_takes); launch_cfg instantiates nothing else for it.
+constexpr bool takes_every_layout(Sm90Config c) { return shape_of(c).bn % 64 == 0; }
 
 // The table is indexed by the enum, and the model's tiles (gemm_detail.hpp) have its sizes.
 constexpr bool shapes_consistent() {
@@ -1266,15 +1270,14 @@ template <Sm90Config C>
 void launch_cfg(const GemmArgs& a, cudaStream_t s, int splits) {
   FW_REQUIRE(sm90_config_takes(C, a.dt, a.b_layout),
              std::string("gemm_sm90: the ") + shape_of(C).name + " tile takes 16-bit W[N, K] only");
-  constexpr bool ANY_LAYOUT = shape_of(C).bn % 64 == 0;  // else W[N, K] 16-bit only (sm90_config_takes)
   dispatch_float(a.dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same<T, float>::value) {
-      if constexpr (ANY_LAYOUT) launch_tf32<C>(a, s, splits);
+      if constexpr (takes_every_layout(C)) launch_tf32<C>(a, s, splits);
     } else {
       using Cfg = TileCfgOf<T, C>;
       const SplitK sk = Cfg::CL == 1 ? splitk_for(a, C, splits) : SplitK{1, int(ceil_div(a.K, int64_t(Cfg::BK)))};
-      if constexpr (ANY_LAYOUT) {
+      if constexpr (takes_every_layout(C)) {
         if (a.b_layout == GemmLayout::kn) return launch_epi<T, Cfg, false>(a, sk, s);
       }
       launch_epi<T, Cfg, true>(a, sk, s);
@@ -1339,7 +1342,7 @@ Sm90Choice sm90_model_choice(const GemmArgs& a, int sms) {
 const char* sm90_config_name(Sm90Config c) { return known(c) ? shape_of(c).name : "?"; }
 
 bool sm90_config_takes(Sm90Config c, DType dt, GemmLayout b_layout) {
-  return known(c) && (shape_of(c).bn % 64 == 0 || (is_16bit(dt) && b_layout == GemmLayout::nk));
+  return known(c) && (takes_every_layout(c) || (is_16bit(dt) && b_layout == GemmLayout::nk));
 }
 
 const Sm90Shape& sm90_shape(Sm90Config c) {

@@ -61,10 +61,10 @@ __global__ void __launch_bounds__(256) split_parts(const float4* __restrict__ sr
   }
 }
 
-// src is `mats` matrices of [rows, K]. Launch::dependent: a programmatic dependent of the kernel queued before
+// src is `mats` matrices of [rows, K]. GemmLaunch::dependent: a programmatic dependent of the kernel queued before
 // it by the same GEMM call.
 template <Parts L>
-void split(const void* src, int64_t mats, int64_t rows, int64_t K, void* dst, Launch launch, cudaStream_t s) {
+void split(const void* src, int64_t mats, int64_t rows, int64_t K, void* dst, GemmLaunch launch, cudaStream_t s) {
   const int64_t n4 = mats * rows * (K / 4);
   const int64_t k4 = L == Parts::planes ? rows * (K / 4) : K / 4;
   if (n4 == 0) return;
@@ -72,7 +72,7 @@ void split(const void* src, int64_t mats, int64_t rows, int64_t K, void* dst, La
   FW_REQUIRE(blocks <= int64_t(INT32_MAX), "operand too large for the TF32 split");
   const auto* in = static_cast<const float4*>(src);
   auto* out = static_cast<float4*>(dst);
-  if (launch == Launch::dependent) {
+  if (launch == GemmLaunch::dependent) {
     launch_dependent(split_parts<L>, dim3(unsigned(blocks)), dim3(256), s, in, out, n4, k4);
   } else {
     split_parts<L><<<unsigned(blocks), 256, 0, s>>>(in, out, n4, k4);
@@ -110,14 +110,14 @@ void gemm_tf32x3(const GemmArgs& a, cudaStream_t s) {
   // Where the GEMM runs one round of tiles, each kernel after the first is a programmatic dependent of the one
   // before (its launch overlaps that kernel's end; it waits for it to complete before reading), so the chain
   // keeps stream order (sm90_one_round says why only then).
-  const Launch chain = sm90_one_round(g, c) ? Launch::dependent : Launch::after_previous;
+  const GemmLaunch chain = sm90_one_round(g, c) ? GemmLaunch::dependent : GemmLaunch::after_previous;
   g.launch = chain;
   if (a.b_layout == GemmLayout::kn) {
     void* t = scratch(Scratch::tf32_b_transposed, size_t(b_rows * a.K) * sizeof(float));
     layout::transpose_last2(a.B, t, a.batch, a.K, a.N, DType::f32, s);
     split<Parts::b_rows>(t, 1, b_rows, a.K, b3, chain, s);
   } else {
-    split<Parts::b_rows>(a.B, 1, b_rows, a.K, b3, Launch::after_previous, s);
+    split<Parts::b_rows>(a.B, 1, b_rows, a.K, b3, GemmLaunch::after_previous, s);
   }
   split<Parts::a_rows>(a.A, 1, a_rows, a.K, a3, chain, s);
   gemm_sm90(g, c, s);
@@ -146,8 +146,8 @@ void gemm_tf32x3_kn(const GemmArgs& a, Sm90Config c, int splits, cudaStream_t s)
                                      "a 16-byte aligned A and cc 9.0");
   void* planes = scratch(Scratch::tf32x3_a, size_t(a.batch * a.M * 2 * a.K) * sizeof(float));
   GemmArgs g = with_a_planes(a, planes);
-  if (splits == 0 && sm90_one_round(g, c)) g.launch = Launch::dependent;
-  split<Parts::planes>(a.A, a.batch, a.M, a.K, planes, Launch::after_previous, s);
+  if (splits == 0 && sm90_one_round(g, c)) g.launch = GemmLaunch::dependent;
+  split<Parts::planes>(a.A, a.batch, a.M, a.K, planes, GemmLaunch::after_previous, s);
   gemm_sm90(g, c, s, splits);
 }
 
