@@ -27,7 +27,13 @@
 //     pair paid for it every k-block (~510 vs ~780 TFLOP/s at 4096^3; [512, 4864] @ W[896, 4864]^T 69 us in
 //     128x128 pairs against 28 unpaired; a 64x64 pair, tried and dropped then, 59 us against 18; gemm_sweep).
 //     Since, 128x256 pairs run as fast as single CTAs, not faster (bf16 4096^3 175.9 against 174.0 us, 4096x896
-//     x4864 52.7 against 51.5; bench_ops, H100): sm90_pick does not choose them.
+//     x4864 52.7 against 51.5; bench_ops, H100): sm90_pick does not choose them. A pair also paid a fixed cost
+//     a launch, its two cluster barriers (globaltimer stamps, 2048^3: +0.5-0.75 us at the start, +0.75-1.8 at
+//     exit); they went: the arrive after the barriers' initialization is relaxed, each thread waits only before
+//     its first remote operation, the first STAGES k-blocks load the whole B tile in each CTA, and the producer's
+//     tail (every stage released by both CTAs) replaces the barrier at exit. gemm_sweep, H100, 2048^3 bf16 kn:
+//     pair 27.49 us against 26.62 unpaired (29.44 against 26.82 before, another H100); stamps: first load to last
+//     store 24.00 us against 24.13.
 // Out-of-range rows/columns/k: TMA fills zeros on load and clips on store, so tails need no special case.
 // Where the fill costs about as much as a load, loads stop short instead and the stale shared memory only feeds
 // accumulators the epilogue never stores: A's (and C's) boxes at M when all of M is one short tile (decode-like
@@ -214,9 +220,14 @@ __device__ __forceinline__ uint32_t cluster_ctarank() {
   asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
   return r;
 }
-__device__ __forceinline__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+// The cluster barrier in two halves: a pair's CTAs arrive once their barriers are initialized and wait only before
+// their first remote operation. The arrive is relaxed: fence.mbarrier_init.release.cluster already orders the
+// barriers' initialization before it (CUTLASS's cluster_arrive_relaxed), and a releasing arrive compiles to
+// MEMBAR.ALL.GPU ahead of the barrier (sm_90a SASS). The wait is warp-wide (.aligned: every lane of the warp).
+__device__ __forceinline__ void cluster_arrive_relaxed() {
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
 }
+__device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory"); }
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
 template <int N>
@@ -359,7 +370,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
   if (CL > 1)
-    cluster_sync();
+    cluster_arrive_relaxed();  // the consumers wait (cluster_wait) before their first release, the producer before it
+                               // multicasts
   else
     __syncthreads();
   // GemmLaunch::dependent: the kernel before this one (a transpose or a TF32 split writing A or B, or the previous
@@ -370,9 +382,16 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
   if (wg == 0) {
     // ---------------- producer ----------------
     if (NC == 2) asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
-    if (tid == 0) {
+    // One thread issues the loads; a pair's producer runs as the whole warp (its lane 0 issuing), so that the warp
+    // can wait on the cluster barrier together.
+    if (tid < (CL > 1 ? 32 : 1)) {
+      const bool lead = CL == 1 || tid == 0;
       int s = 0;
       uint32_t ph = 0;
+      // A pair's first STAGES k-blocks: each CTA loads the whole B tile itself (no multicast), so that neither CTA
+      // waits for the other's barriers to exist before its first loads; multicast from the next k-block on, after
+      // cluster_wait. Every stage still takes both CTAs' releases before it is refilled.
+      int fills = 0;
       for (int u = cluster_id; u < units; u += num_clusters) {
         int sp, b, cm, tn;
         unit_coords(u, p, sp, b, cm, tn);
@@ -390,7 +409,17 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         auto k_loop = [&](auto kn_tail) {
           constexpr bool KN_TAIL = decltype(kn_tail)::value;
           for (int kb = kb0; kb < kb1; ++kb) {
+            const bool b_local = CL == 1 || fills < STAGES;
+            if (CL > 1 && fills == STAGES) {
+              __syncwarp();  // the lanes past their last iteration's branch, together for the aligned wait
+              cluster_wait();
+            }
+            ++fills;
             mbar_wait(empty(s), ph ^ 1);
+            if (!lead) {
+              advance_stage<STAGES>(s, ph);
+              continue;
+            }
             constexpr int B_PARTS = Cfg::SPLIT_B ? 2 : 1;
             const uint32_t b_bytes = KN_TAIL ? uint32_t(kn_chunks * 8192)
                                              : uint32_t(b_tail ? p.b_tail_rows * 128 : Cfg::B_BOX_BYTES);
@@ -411,20 +440,28 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
 #pragma unroll
                 for (int part = 0; part < B_PARTS; ++part)
                   tma_load(sB(s) + part * Cfg::B_BOX_BYTES, b_tail ? &tmBt : &tmB, full(s), k0, n0, B_PARTS * b + part);
+              else if (b_local)
+#pragma unroll
+                for (int r = 0; r < CL; ++r) tma_load(sB(s) + r * ROWS * 128, &tmB, full(s), k0, n0 + r * ROWS, b);
               else
                 tma_load_multicast(sB(s) + rank * ROWS * 128, &tmB, full(s), k0, n0 + int(rank) * ROWS, b,
                                    uint16_t((1u << CL) - 1));
             } else {
               // B[K,N]: boxes {64 n, 64 k}, one per 64-column chunk (8 KB each).
               constexpr int CHUNKS = BN / 64 / CL;
+              if (CL > 1 && b_local) {
 #pragma unroll
-              for (int j = 0; j < CHUNKS; ++j) {
-                const int c = int(rank) * CHUNKS + j;
-                if (CL == 1) {
-                  if (!KN_TAIL || j < kn_chunks) tma_load(sB(s) + c * 8192, &tmB, full(s), n0 + 64 * c, k0, b);
-                } else {
-                  tma_load_multicast(sB(s) + c * 8192, &tmB, full(s), n0 + 64 * c, k0, b,
-                                     uint16_t((1u << CL) - 1));
+                for (int c = 0; c < BN / 64; ++c) tma_load(sB(s) + c * 8192, &tmB, full(s), n0 + 64 * c, k0, b);
+              } else {
+#pragma unroll
+                for (int j = 0; j < CHUNKS; ++j) {
+                  const int c = int(rank) * CHUNKS + j;
+                  if (CL == 1) {
+                    if (!KN_TAIL || j < kn_chunks) tma_load(sB(s) + c * 8192, &tmB, full(s), n0 + 64 * c, k0, b);
+                  } else {
+                    tma_load_multicast(sB(s) + c * 8192, &tmB, full(s), n0 + 64 * c, k0, b,
+                                       uint16_t((1u << CL) - 1));
+                  }
                 }
               }
             }
@@ -436,11 +473,20 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         else
           k_loop(std::false_type{});
       }
+      // A pair's tail, in place of a cluster barrier at exit: wait until both CTAs' consumers have released every
+      // stage, after which the other CTA sends this one nothing more (its multicasts were all consumed here) and
+      // this CTA may leave. (At exit, a cluster barrier cost 0.75-1.3 us a launch.)
+      if constexpr (CL > 1)
+        for (int i = 0; i < STAGES; ++i) {
+          mbar_wait(empty(s), ph ^ 1);
+          advance_stage<STAGES>(s, ph);
+        }
     }
     __syncwarp();
   } else {
     // ---------------- consumers ----------------
     if (NC == 2) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+    if constexpr (CL > 1) cluster_wait();  // this CTA's barriers initialized, and the other's, which release() signals
     const int c = wg - 1;
     constexpr bool BLOCK_SUMS = Cfg::BLOCK_SUMS;
     float acc[BN / 2];
@@ -757,7 +803,6 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     }
     if (p.tma_store && tid == 0) bulk_wait_all();  // stores done reading (and writing) before exit
   }
-  if (CL > 1) cluster_sync();  // no CTA leaves while its pair may still signal its barriers
 #else
   __trap();  // built without sm_90a: the host never launches this (see sm90_supported)
 #endif

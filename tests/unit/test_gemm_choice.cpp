@@ -2,8 +2,9 @@
 // a measurement: tests/data/gemm_sweep_h100.md is tools/gemm_sweep's table from the H100 (GPU abaf6946) with the
 // kernels that added the 128x160 tile for W[N, K] (bf16, every cluster-free configuration with 1..8 K splits,
 // -1.00 where a configuration does not take the layout, the two cluster configurations unsplit; L2 cleaned,
-// event-timed medians, the configurations of a shape timed in turns). The model is pure host code, so this runs
-// without a GPU.
+// event-timed medians, the configurations of a shape timed in turns). The two cluster columns predate the pairs'
+// cheaper start and exit (gemm_sm90.cu's header); the test reads the cluster-free columns only. The model is pure
+// host code, so this runs without a GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
