@@ -171,10 +171,13 @@ void check_all(DType dt, GemmLayout layout, bool with_bias, const Dims& d, int& 
   cudaFree(da), cudaFree(db), cudaFree(dbias), cudaFree(dc);
 }
 
-// The last two: more tiles than an H100 has SMs (split in three for every configuration; unsplit from the
-// 128x160 tile down), so a CTA runs several tiles in turn, and its TMA-store epilogue reuses its buffers.
-const Dims kShapes[] = {
-    {1, 200, 456, 520}, {3, 70, 200, 136}, {1, 1, 384, 256}, {4, 700, 700, 40}, {6, 520, 700, 64}};
+// {4, 700, 700, 40} and {6, 520, 700, 64}: more tiles than an H100 has SMs (split in three for every configuration;
+// unsplit from the 128x160 tile down), so a CTA runs several tiles in turn, and its TMA-store epilogue reuses its
+// buffers. The last: more units than an H100's 132 SMs hold pairs at once (at most 66): 72 of 128x256 pairs and 144
+// of 128x128, so a pair runs two or three units: its producer leaves its first STAGES k-blocks (each CTA loading
+// the whole B tile) in a later unit than its first, then multicasts, and its tail waits after several units.
+const Dims kShapes[] = {{1, 200, 456, 520}, {3, 70, 200, 136}, {1, 1, 384, 256},
+                        {4, 700, 700, 40},  {6, 520, 700, 64}, {3, 1536, 1024, 192}};
 
 TEST_F(GemmConfigs, EveryConfigurationExact16Bit) {
   int ran = 0;
