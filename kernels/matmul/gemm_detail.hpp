@@ -43,6 +43,8 @@ struct GemmArgs {
 enum class Sm90Config : int {
   bm128_bn256_cl2,  // 2 consumers, B multicast to a pair of CTAs
   bm128_bn256_cl1,  // 2 consumers
+  bm128_bn224,      // 2 consumers, 16-bit W[N, K] only (N = 896 in 4 tiles: 4096x896x4864 takes 128 tiles of 128x224
+                    // in one round, where 128x256 computes 1024 columns for 896)
   bm128_bn192,      // 2 consumers (N = 9728 in 51 tiles: one wave at 128-256 rows, where 256 wide leaves 56
                     // of 132 SMs idle and 128 wide takes two rounds)
   bm128_bn160,      // 2 consumers, 16-bit W[N, K] only (N = 9728 in 61 tiles: one round at 256 rows, two full
@@ -64,7 +66,7 @@ struct Sm90Shape {
   const char* name;
 };
 const Sm90Shape& sm90_shape(Sm90Config c);  // throws std::invalid_argument for an unknown configuration
-// Whether configuration c runs calls of this dtype and B layout: tiles whose width is not a multiple of 64 (160)
+// Whether configuration c runs calls of this dtype and B layout: tiles whose width is not a multiple of 64 (160, 224)
 // take 16-bit W[N, K] only (B[K, N] comes in boxes of 64 columns, TF32 has no such wgmma here).
 bool sm90_config_takes(Sm90Config c, DType dt, GemmLayout b_layout);
 // True when the device is cc 9.0 with the sm_90a kernels loaded, the dtype is 16-bit (or fp32 with
@@ -101,6 +103,7 @@ struct Sm90Tile {
   int bm, bn;
 };
 inline constexpr Sm90Tile kSm90ModelTiles[] = {{Sm90Config::bm128_bn256_cl1, 128, 256},
+                                               {Sm90Config::bm128_bn224, 128, 224},
                                                {Sm90Config::bm128_bn192, 128, 192},
                                                {Sm90Config::bm128_bn160, 128, 160},
                                                {Sm90Config::bm128_bn128_cl1, 128, 128},

@@ -15,7 +15,7 @@
 //     transpose bit for B[K,N]), keeping one k-block of wgmma in flight.
 //   - Epilogue: fp32 accumulators (+ bias: read before the tile's main loop, staged in shared memory)
 //     -> dtype -> a 128-byte-swizzled staging buffer of 64 rows x 128 bytes (64 bytes, 64-byte swizzle, for
-//     the 160-wide tile; stmatrix for 16 bits; two buffers per consumer where they fit) -> TMA store (clips
+//     the 160- and 224-wide tiles; stmatrix for 16 bits; two buffers per consumer where they fit) -> TMA store (clips
 //     the tails). C that cannot be a TMA target (not 16-byte aligned, rows not a multiple of 16 bytes),
 //     split-K's partial sums and the transposed tiles of A_MN are stored from registers straight to global
 //     memory, bounds-checked.
@@ -95,8 +95,8 @@ struct TileCfg {
   static constexpr int THREADS = 128 * (NC + 1);
   // Shared memory: the stages, the barriers, the bias, then (1024-byte aligned) the epilogue's staging for
   // C's TMA stores: per consumer, chunks of 64 rows x 128 bytes (64 16-bit or 32 fp32 columns; 8 KB, 128-byte
-  // swizzle), or of 64 rows x 64 bytes (64-byte swizzle) where BN is not a multiple of 128 bytes (the 160-wide
-  // tile), two buffers where they fit (fp32 128x256: one). fp32 with BLOCK_SUMS (3xTF32) stores from
+  // swizzle), or of 64 rows x 64 bytes (64-byte swizzle) where BN is not a multiple of 128 bytes (the 160-
+  // and 224-wide tiles), two buffers where they fit (fp32 128x256: one). fp32 with BLOCK_SUMS (3xTF32) stores from
   // registers and has neither the staging nor the code: with the TMA-store epilogue compiled in, used or
   // not, its fp32 8192^3 took 13.6 ms against 11.1-11.3 (bench_ops, H100, two leases; the cause was not
   // measured). An fp32 launch that stores from registers (split partial sums, unaligned C) leaves the
@@ -738,7 +738,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
       }
       if constexpr (has_tma_store<Cfg, E, A_MN>()) {
         if (p.tma_store) {
-          // Chunks of 64 rows x C_ROW_BYTES (128, or 64 for the 160-wide tile) of C: registers (+ bias) -> a
+          // Chunks of 64 rows x C_ROW_BYTES (128, or 64 for the 160- and 224-wide tiles) of C: registers (+ bias) -> a
           // buffer swizzled as the TMA map's span (16-bit: stmatrix; fp32: 8-byte stores) -> TMA store (clips
           // rows >= M, columns >= N). With two buffers a consumer rewrites one only after the store issued from
           // it two chunks earlier has read it; with one, after the last.
@@ -860,7 +860,7 @@ PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
 }
 
 // 3-D map over a contiguous [d2][d1][d0] tensor of 16-bit or fp32 elements, box {box0, box1, 1}, swizzled
-// over the box's row: 128 bytes (every load and most C stores), or 64 (the 160-wide tile's C chunks).
+// over the box's row: 128 bytes (every load and most C stores), or 64 (the 160- and 224-wide tiles' C chunks).
 CUtensorMap make_map(const void* ptr, DType dt, uint64_t d0, uint64_t d1, uint64_t d2, uint32_t box0,
                      uint32_t box1) {
   CUtensorMap m;
@@ -974,7 +974,9 @@ int resident_clusters() {
 // leaves SMs idle (Qwen2's gate_up, N = 9728: at 256 tokens 128x160's 122 tiles in one round, 14.2 us against
 // 15.3 for 128x192's 102 and 16.8 for 128x256's 76; at 512 tokens its 244 tiles in two full rounds, 20.2 us
 // against 22.4 for 128x192, whose second round holds 72 tiles; the sweep table of tests/data, whose picks the
-// model still makes within 10% of the best on every shape). 160 wide runs 16-bit W[N, K] only
+// model still makes within 10% of the best on every shape). The 128x224 tile computes N = 896 in 4 tiles where
+// 128x256 computes 1024 columns (a linear layer of 4096x896x4864: 128 tiles in one round either way, 47.0 us
+// against 51.6, bf16, H200; cuBLAS's own kernel there is 112x128). 160 and 224 wide run 16-bit W[N, K] only
 // (sm90_config_takes). 16-bit only; TF32 keeps the wave rule in sm90_pick (not swept), 3xTF32 its own
 // (tf32x3_config).
 struct SplitK {
@@ -1206,6 +1208,7 @@ void launch_epi(const GemmArgs& a, const SplitK& sk, cudaStream_t s) {
 constexpr Sm90Shape kSm90Shapes[] = {
     {Sm90Config::bm128_bn256_cl2, 128, 256, 4, 2, 4, "128x256 cluster2"},
     {Sm90Config::bm128_bn256_cl1, 128, 256, 4, 1, 4, "128x256"},
+    {Sm90Config::bm128_bn224, 128, 224, 4, 1, 0, "128x224"},  // no TF32 kernel (takes_every_layout)
     {Sm90Config::bm128_bn192, 128, 192, 4, 1, 4, "128x192"},
     {Sm90Config::bm128_bn160, 128, 160, 5, 1, 0, "128x160"},  // no TF32 kernel (takes_every_layout)
     {Sm90Config::bm128_bn128_cl2, 128, 128, 6, 2, 6, "128x128 cluster2"},
@@ -1217,7 +1220,7 @@ constexpr Sm90Shape kSm90Shapes[] = {
 constexpr bool known(Sm90Config c) { return int(c) >= 0 && int(c) < int(Sm90Config::count); }
 constexpr const Sm90Shape& shape_of(Sm90Config c) { return kSm90Shapes[int(c)]; }
 // Whether c's kernels exist for every dtype and B layout: B[K, N] comes in 64-column boxes and TF32 has wgmma
-// widths of 64, 128, 192 and 256 here, so a tile of another width (160) runs 16-bit W[N, K] only
+// widths of 64, 128, 192 and 256 here, so a tile of another width (160, 224) runs 16-bit W[N, K] only
 // (sm90_config_takes); launch_cfg instantiates nothing else for it.
 constexpr bool takes_every_layout(Sm90Config c) { return shape_of(c).bn % 64 == 0; }
 
@@ -1255,6 +1258,7 @@ auto dispatch_config(Sm90Config c, F&& f) {
   switch (c) {
     case C::bm128_bn256_cl2: return f(std::integral_constant<C, C::bm128_bn256_cl2>{});
     case C::bm128_bn256_cl1: return f(std::integral_constant<C, C::bm128_bn256_cl1>{});
+    case C::bm128_bn224: return f(std::integral_constant<C, C::bm128_bn224>{});
     case C::bm128_bn192: return f(std::integral_constant<C, C::bm128_bn192>{});
     case C::bm128_bn160: return f(std::integral_constant<C, C::bm128_bn160>{});
     case C::bm128_bn128_cl2: return f(std::integral_constant<C, C::bm128_bn128_cl2>{});

@@ -1,7 +1,7 @@
 # Regenerates kernels/matmul/sm90_wgmma.cuh (run: python3 scripts/gen/gen_wgmma.py): wgmma.mma_async wrappers, f32 accumulators, A and B
 # from shared memory descriptors, for N in NS: m64nNk16 for both 16-bit input types, m64nNk8 for TF32 (fp32 data);
 # and m64nNk8 TF32 with A from registers (WgmmaTf32Rs).
-NS = [64, 128, 160, 192, 256]
+NS = [64, 128, 160, 192, 224, 256]
 
 
 def acc_operands(nacc):

@@ -131,7 +131,7 @@ void check_all(DType dt, GemmLayout layout, bool with_bias, const Dims& d, int& 
   std::vector<uint8_t> got(ref.size() * es);
   for (int ci = 0; ci < int(Sm90Config::count); ++ci) {
     const Sm90Config c = Sm90Config(ci);
-    if (!fw::detail::sm90_config_takes(c, dt, layout)) continue;  // the 160-wide tile: 16-bit W[N, K] only
+    if (!fw::detail::sm90_config_takes(c, dt, layout)) continue;  // the 160- and 224-wide tiles: 16-bit W[N, K] only
     const bool cluster = fw::detail::sm90_shape(c).cl > 1;
     const bool narrow = fw::detail::sm90_shape(c).bn <= 192;
     // splits 1 and 3; TF32 also with per-k-block sums (-1, -3: split in three), on tiles at most 192 wide: for
