@@ -1,7 +1,8 @@
 // Element-wise op functors: each computes in fp32 on values converted from the storage type, so fp16
 // and bf16 results are rounded once. Full-precision math (no fast-math intrinsics), as LibTorch does,
 // except where a functor's template argument says that its result is stored in 16 bits (Pow, PowScalar,
-// Softplus, Gelu): those use the shorter evaluations of `short16` below, whose error is derived there.
+// Softplus, Gelu, Log, Sigmoid, Silu, GeluTanh): those use the shorter evaluations of `short16` below, whose
+// error is derived there.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -96,6 +97,49 @@ __device__ __forceinline__ float gelu(float x) {
   const float q = s * p * ex2(fmaf(t, t * -0.72134752f, 32.f));
   return x * (x < 0.f ? q : 1.f - q);
 }
+// log(x) = ln2 lg2(x), x = 1 exactly 0: lg2's error (types.cuh) is at most 2^-22 absolute on [0.5, 2] and 2 ulp
+// (2^-22 relatively) elsewhere, the product adds 2^-24 and ln2's rounding 2^-25. Away from [0.5, 2] that is under
+// 3e-7 relatively; near 1, where log x -> 0, the absolute 2^-22 ln2 = 1.7e-7 against the nearest 16-bit inputs'
+// logs (|log x| >= 2^-9 in bf16, >= 2^-11 in fp16, whose half-ulps there are >= 2^-18 and 2^-22 = 2.4e-7) keeps
+// the value within half an ulp of the exact log, so the stored result is within one ulp of the correctly
+// rounded one (a host emulation with lg2's bound both ways over every 16-bit input: 0 further; at x = 1 the
+// bound alone allows +-1.7e-7, hence the exact 0). Subnormal bf16 inputs are scaled by lg2 (not .ftz); 0, negative,
+// inf and NaN give lg2's -inf, NaN, inf, NaN. 7 instructions against logf's ~27: in bf16 log was
+// instruction-bound at 69% of the copy roof on the H200, both sides (ncu, notes/performance.md, thirty-eighth
+// round).
+__device__ __forceinline__ float log(float x) { return x == 1.f ? 0.f : 0.693147181f * lg2(x); }
+// The logistic function's parts at z: t = 2^32 e^-|z| (MUFU.EX2 of an exponent shifted by 32, as gelu's, so
+// that e^-|z| = t 2^-32 keeps its bits down to the subnormals a 16-bit result can hold: bf16's reach 2^-133)
+// and q = 1 / (1 + e^-|z|). Then sigma(z) = q for z >= 0 and e^-|z| q for z < 0: no 1 - q, so no cancellation.
+// Error of e^-|z| while t is normal (|z| < 109): the exponent 32 - |z| log2(e), under 128 in magnitude, is rounded
+// once by the fma (2^-18 absolute) and log2(e)'s own rounding adds |z| 2^-25 (at most 3.3e-6), so with ex2's 2^-22
+// the relative error is at most ln2 (2^-18 + 3.3e-6) + 2^-22 < 6e-6; 1 + e^-|z| rounds once and rcp adds an ulp: q
+// within 2^-22 relatively, sigma within ~6.5e-6. For |z| > 109 t is flushed to 0 and sigma(z < 0) is 0, which its
+// exact value (< 2^-157) rounds to in 16 bits. Under a tenth of fp16's half-ulp (2^-12) and bf16's (2^-9): within
+// one ulp of the correctly rounded value (test_short_math checks every 16-bit input; a host emulation with ex2
+// and rcp perturbed by 2^-22 both ways: 0 further).
+struct Logistic {
+  float t, q;
+  __device__ __forceinline__ explicit Logistic(float z) {
+    t = ex2(fmaf(fabsf(z), -1.44269504f, 32.f));
+    q = rcp(fmaf(t, 0x1p-32f, 1.f));
+  }
+  // y sigma(z): the product's roundings add 2^-24 each; y t stays normal (|y| >= 2^-133 for a non-zero 16-bit y)
+  // and the final scaling by 2^-32 rounds once into the subnormals.
+  __device__ __forceinline__ float times(float y, float z) const { return z >= 0.f ? y * q : ((y * t) * q) * 0x1p-32f; }
+};
+__device__ __forceinline__ float sigmoid(float x) { return Logistic(x).times(1.f, x); }  // NaN: both parts NaN
+__device__ __forceinline__ float silu(float x) { return Logistic(x).times(x, x); }  // x sigma(x)
+// gelu_tanh(x) = x (1 + tanh(y)) / 2 = x sigma(2y), y = sqrt(2 / pi) (x + 0.044715 x^3): z = 2y as
+// x (1.5957691 + 0.0713548 x^2) is off by ~3 2^-24 relatively (three roundings and the constants'), and sigma's
+// relative sensitivity to z is at most |dz| (z < 0) or (1 - sigma) |dz| (z >= 0): for the z where the result is not
+// 0 in 16 bits (|z| < 93 in bf16, < 17 in fp16) at most 93 * 1.8e-7 = 1.7e-5 (bf16) and 3e-6 (fp16), with
+// sigma's ~6.5e-6 and the product: within one ulp, as above (host emulation: 0 further). torch's form in fp32,
+// 1 + tanhf(y), cancels for x < -5 (x = -5: 30% off); this one does not.
+__device__ __forceinline__ float gelu_tanh(float x) {
+  const float z = x * fmaf(0.0713548162726f, x * x, 1.5957691216f);
+  return Logistic(z).times(x, z);
+}
 }  // namespace short16
 
 // --- binary -------------------------------------------------------------------------------------
@@ -115,7 +159,10 @@ struct Pow {
 struct Neg { __device__ float operator()(float x) const { return -x; } };
 struct Abs { __device__ float operator()(float x) const { return fabsf(x); } };
 struct Exp { __device__ float operator()(float x) const { return expf(x); } };
-struct Log { __device__ float operator()(float x) const { return logf(x); } };
+template <bool Short16>  // true: the result is stored in fp16 / bf16 (short16 above)
+struct Log {
+  __device__ float operator()(float x) const { return Short16 ? short16::log(x) : logf(x); }
+};
 // sqrt as x * rsqrt(x) refined by one Newton step (error under one ulp, equal to the IEEE sqrt on
 // nearly every input): the IEEE sqrtf's out-of-line slow path cost 11-14% of bandwidth at large fp32
 // sizes on H100 (0.86-0.89x LibTorch with the best unroll).
@@ -176,7 +223,10 @@ struct PowScalar {
 // --- activations ------------------------------------------------------------------------------------
 struct Relu { __device__ float operator()(float x) const { return x > 0.f || x != x ? x : 0.f; } };
 struct LeakyRelu { float slope; __device__ float operator()(float x) const { return x > 0.f ? x : x * slope; } };
-struct Sigmoid { __device__ float operator()(float x) const { return 1.f / (1.f + expf(-x)); } };
+template <bool Short16>
+struct Sigmoid {
+  __device__ float operator()(float x) const { return Short16 ? short16::sigmoid(x) : 1.f / (1.f + expf(-x)); }
+};
 struct Tanh { __device__ float operator()(float x) const { return tanhf(x); } };
 template <bool Short16>
 struct Gelu {  // x Φ(x): erff in fp32, short16::gelu for fp16 / bf16 results
@@ -189,13 +239,18 @@ struct Gelu {  // x Φ(x): erff in fp32, short16::gelu for fp16 / bf16 results
     return Short16 ? short16::gelu(x) : 0.5f * x * (1.f + erff(x * 0.70710678118654752f));
   }
 };
+template <bool Short16>
 struct GeluTanh {  // tanh approximation
   __device__ float operator()(float x) const {
+    if (Short16) return short16::gelu_tanh(x);
     const float k = 0.7978845608028654f;  // sqrt(2 / pi)
     return 0.5f * x * (1.f + tanhf(k * (x + 0.044715f * x * x * x)));
   }
 };
-struct Silu { __device__ float operator()(float x) const { return x / (1.f + expf(-x)); } };
+template <bool Short16>
+struct Silu {
+  __device__ float operator()(float x) const { return Short16 ? short16::silu(x) : x / (1.f + expf(-x)); }
+};
 template <bool Short16>
 struct Softplus {  // beta = 1, threshold = 20, as torch.nn.functional.softplus
   // 2 packets a thread in fp16/bf16 on deep grids (engine.cuh, pick_unroll), as gelu: H100, bf16 4096^2

@@ -26,7 +26,7 @@ void dispatch(UnaryOp op, const void* x, void* y, int64_t n, float c, cudaStream
     case UnaryOp::neg: return run<T>(ops::Neg{}, x, y, n, s);
     case UnaryOp::abs: return run<T>(ops::Abs{}, x, y, n, s);
     case UnaryOp::exp: return run<T>(ops::Exp{}, x, y, n, s);
-    case UnaryOp::log: return run<T>(ops::Log{}, x, y, n, s);
+    case UnaryOp::log: return run<T>(ops::Log<kShort16>{}, x, y, n, s);
     case UnaryOp::sqrt: return run<T>(ops::Sqrt{}, x, y, n, s);
     case UnaryOp::rsqrt: return run<T>(ops::Rsqrt{}, x, y, n, s);
     case UnaryOp::sin: return run<T>(ops::Sin{}, x, y, n, s);
@@ -36,11 +36,11 @@ void dispatch(UnaryOp op, const void* x, void* y, int64_t n, float c, cudaStream
     case UnaryOp::pow_scalar: return run<T>(ops::PowScalar<kShort16>::of(c), x, y, n, s);
     case UnaryOp::relu: return run<T>(ops::Relu{}, x, y, n, s);
     case UnaryOp::leaky_relu: return run<T>(ops::LeakyRelu{c}, x, y, n, s);
-    case UnaryOp::sigmoid: return run<T>(ops::Sigmoid{}, x, y, n, s);
+    case UnaryOp::sigmoid: return run<T>(ops::Sigmoid<kShort16>{}, x, y, n, s);
     case UnaryOp::tanh: return run<T>(ops::Tanh{}, x, y, n, s);
     case UnaryOp::gelu: return run<T>(ops::Gelu<kShort16>{}, x, y, n, s);
-    case UnaryOp::gelu_tanh: return run<T>(ops::GeluTanh{}, x, y, n, s);
-    case UnaryOp::silu: return run<T>(ops::Silu{}, x, y, n, s);
+    case UnaryOp::gelu_tanh: return run<T>(ops::GeluTanh<kShort16>{}, x, y, n, s);
+    case UnaryOp::silu: return run<T>(ops::Silu<kShort16>{}, x, y, n, s);
     case UnaryOp::softplus: return run<T>(ops::Softplus<kShort16>{}, x, y, n, s);
   }
   throw std::invalid_argument("unknown unary op");

@@ -1,7 +1,7 @@
-// The short evaluations that pow, pow_scalar, softplus and gelu use when their result is stored in fp16 or
-// bf16 (kernels/elementwise/ops.cuh, namespace short16, where the error bound is derived): on every 16-bit
-// input, the stored result is within one ulp of the correctly rounded value (std::pow, std::log1p,
-// std::erfc in double, rounded once), NaN exactly where the reference is NaN; and pow_scalar's fp32 fast
+// The short evaluations that pow, pow_scalar, softplus, gelu, log, sigmoid, silu and gelu_tanh use when their
+// result is stored in fp16 or bf16 (kernels/elementwise/ops.cuh, namespace short16, where the error bound is
+// derived): on every 16-bit input, the stored result is within one ulp of the correctly rounded value (std::pow,
+// std::log1p, std::erfc, std::log, std::exp in double, rounded once), NaN exactly where the reference is NaN; and pow_scalar's fp32 fast
 // path for half-integer exponents within its derived bound. Skipped, with the reason, without a GPU.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -166,6 +166,27 @@ void expect_unary_on_every_input(DType dt, fw::UnaryOp op, const char* name, dou
 TEST_P(ShortMath, SoftplusOnEveryInput) {
   expect_unary_on_every_input(GetParam(), fw::UnaryOp::softplus, "softplus",
                               [](double v) { return v > 20.0 ? v : std::log1p(std::exp(v)); });
+}
+
+TEST_P(ShortMath, LogOnEveryInput) {
+  expect_unary_on_every_input(GetParam(), fw::UnaryOp::log, "log", [](double v) { return std::log(v); });
+}
+
+// The logistic function and the two activations built on it, each in a form without cancellation (x sigma(z), no
+// 1 - sigma or 1 + tanh): the reference is the exact value, not fp32's rounding of torch's formula.
+TEST_P(ShortMath, SigmoidOnEveryInput) {
+  expect_unary_on_every_input(GetParam(), fw::UnaryOp::sigmoid, "sigmoid",
+                              [](double v) { return 1.0 / (1.0 + std::exp(-v)); });
+}
+
+TEST_P(ShortMath, SiluOnEveryInput) {
+  expect_unary_on_every_input(GetParam(), fw::UnaryOp::silu, "silu", [](double v) { return v / (1.0 + std::exp(-v)); });
+}
+
+TEST_P(ShortMath, GeluTanhOnEveryInput) {  // x (1 + tanh(y)) / 2 = x / (1 + e^(-2y)), y = sqrt(2 / pi) (x + 0.044715 x^3)
+  expect_unary_on_every_input(GetParam(), fw::UnaryOp::gelu_tanh, "gelu_tanh", [](double v) {
+    return v / (1.0 + std::exp(-2.0 * 0.79788456080286535588 * (v + 0.044715 * v * v * v)));
+  });
 }
 
 TEST_P(ShortMath, GeluOnEveryInput) {  // x Phi(x), Phi(x) = erfc(-x / sqrt 2) / 2: no cancellation in the lower tail
