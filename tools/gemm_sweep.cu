@@ -174,7 +174,7 @@ int main(int argc, char** argv) {
   } else {
     for (const Sm90Tile& t : kSm90ModelTiles)
       for (int sp : kSm90SplitCounts) add_column(t.config, sp);
-    for (int ci = 0; ci < int(Sm90Config::count); ++ci)  // the cluster configurations (they do not split)
+    for (int ci = 0; ci < int(Sm90Config::count); ++ci)  // the cluster configurations, pairs and the K-pair (unsplit)
       if (sm90_shape(Sm90Config(ci)).cl > 1) add_column(Sm90Config(ci), 1);
   }
   std::printf("| M x N x K | B | fw::gemm's path | its us | best config | best us | auto/best |");

@@ -54,20 +54,25 @@ enum class Sm90Config : int {
   bm128_bn64,       // 2 consumers (3xTF32 with B as [K, N] at decode-like M: the transposed problem is 64 wide)
   bm64_bn128,       // 1 consumer
   bm64_bn64,        // 1 consumer (narrow problems: decode-like M, small N)
+  bm64_bn64_k2,     // 1 consumer, a K-pair: the cluster's two CTAs take the same tile, half of K each, and the second
+                    // adds its sums into the first's through distributed shared memory (16-bit; decode-like M, whose
+                    // 64x64 tiles leave half the SMs idle: 64x4096x4096 is 64 tiles on 132 SMs)
   count
 };
 const char* sm90_config_name(Sm90Config c);
-// A configuration: its tile (bm x bn), its ring of stages, its cluster size along M (1, or 2: a pair sharing
-// its B tile), the ring of its TF32 B[K, N] kernels and its name.
+// A configuration: its tile (bm x bn), its ring of stages, its cluster size (1, or 2: a pair sharing its B tile
+// along M, or a K-pair), the ring of its TF32 B[K, N] kernels, its name, and whether its cluster splits K.
 struct Sm90Shape {
   Sm90Config config;
   int bm, bn, stages, cl;
   int stages_mn;  // the stages of the TF32 kernels of B as [K, N] (M-major A, sm90_tf32_kn_problem); 0: none
   const char* name;
+  bool k_split = false;  // the cluster's CTAs split K (one tile a cluster) instead of taking cl tiles along M
 };
 const Sm90Shape& sm90_shape(Sm90Config c);  // throws std::invalid_argument for an unknown configuration
 // Whether configuration c runs calls of this dtype and B layout: tiles whose width is not a multiple of 64 (160, 224)
-// take 16-bit W[N, K] only (B[K, N] comes in boxes of 64 columns, TF32 has no such wgmma here).
+// take 16-bit W[N, K] only (B[K, N] comes in boxes of 64 columns, TF32 has no such wgmma here); a K-pair takes
+// 16-bit calls of either layout.
 bool sm90_config_takes(Sm90Config c, DType dt, GemmLayout b_layout);
 // True when the device is cc 9.0 with the sm_90a kernels loaded, the dtype is 16-bit (or fp32 with
 // allow_tf32 and W as [N, K]: TF32 wgmma reads K-major operands only) and the tensor-map rules hold

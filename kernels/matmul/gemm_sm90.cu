@@ -81,10 +81,15 @@ namespace fw::sm90 {
 // k-block's wgmma before the next is issued.
 // SPLIT_B (3xTF32 in the A_MN kernel, gemm_tf32x3_kn): each stage holds two B boxes, B's big and small TF32
 // parts (GemmArgs::a_split's planes), and the consumers split their A fragments; block sums throughout.
-template <class T, int BN_, int NC_, int STAGES_, int CL_, bool BLOCK_SUMS_ = false, bool SPLIT_B_ = false>
+// KSPLIT (a K-pair, CL = 2): the cluster's two CTAs take the same tile, the first half of its k-blocks and the
+// second; the second CTA's consumers put their fp32 sums into the first's shared memory (RED_BYTES, through
+// distributed shared memory) and the first adds them before its epilogue. CLM: the CTAs of a cluster along M.
+template <class T, int BN_, int NC_, int STAGES_, int CL_, bool BLOCK_SUMS_ = false, bool SPLIT_B_ = false,
+          bool KSPLIT_ = false>
 struct TileCfg {
   static constexpr int BN = BN_, NC = NC_, STAGES = STAGES_, CL = CL_;
-  static constexpr bool BLOCK_SUMS = BLOCK_SUMS_, SPLIT_B = SPLIT_B_;
+  static constexpr bool BLOCK_SUMS = BLOCK_SUMS_, SPLIT_B = SPLIT_B_, KSPLIT = KSPLIT_;
+  static constexpr int CLM = KSPLIT ? 1 : CL;
   static constexpr int BM = 64 * NC;
   static constexpr int ESZ = int(sizeof(T));
   static constexpr int BK = 128 / ESZ;  // elements of K per k-block
@@ -105,13 +110,18 @@ struct TileCfg {
   static constexpr int C_CHUNK_COLS = C_ROW_BYTES / ESZ;
   static constexpr int BIAS_BYTES = NC * BN * ESZ;  // per consumer: the tile's bias
   static constexpr int C_OFFSET = (STAGES * STAGE_BYTES + 2 * STAGES * 8 + BIAS_BYTES + 1023) / 1024 * 1024;
-  static constexpr int C_BUFS = C_OFFSET + NC * 2 * 8192 + 1024 <= 227 * 1024 ? 2 : 1;
+  // KSPLIT: after the staging, per consumer BN / 2 fp32 sums of each of its 128 threads (16-byte groups, thread-
+  // minor: conflict-free), then two barriers (the sums are in; the first CTA has read them).
+  static constexpr int RED_BYTES = KSPLIT ? NC * (BN / 2) * 128 * 4 + 16 : 0;
+  static constexpr int C_BUFS = C_OFFSET + NC * 2 * 8192 + RED_BYTES + 1024 <= 227 * 1024 ? 2 : 1;
   static constexpr int C_BYTES = ESZ == 4 && BLOCK_SUMS ? 0 : NC * C_BUFS * 8192;
-  static constexpr int SMEM = C_OFFSET + C_BYTES + 1024;  // + the base's alignment
+  static constexpr int RED_OFFSET = C_OFFSET + C_BYTES;
+  static constexpr int SMEM = RED_OFFSET + RED_BYTES + 1024;  // + the base's alignment
   // BN: a multiple of 64, or of 32 for 16-bit tiles (then for W[N, K] only: B[K, N] comes in 64-column boxes,
   // sm90_config_takes).
   static_assert((BN % 64 == 0 || (BN % 32 == 0 && ESZ == 2 && CL == 1)) && BN <= 256, "BN");
-  static_assert(CL == 1 || (CL == 2 && BN >= 128), "a cluster pair splits B into two boxes");
+  static_assert(CL == 1 || (CL == 2 && (BN >= 128 || KSPLIT)), "a cluster pair splits B into two boxes");
+  static_assert(!KSPLIT || (CL == 2 && ESZ == 2 && !BLOCK_SUMS), "a K-pair: two CTAs, 16-bit");
   static_assert(!BLOCK_SUMS || BN <= 192, "block sums take a second set of accumulators");
   static_assert(!SPLIT_B || (ESZ == 4 && BLOCK_SUMS && CL == 1), "3xTF32 in the kernel: TF32, block sums");
   static_assert(SMEM <= 227 * 1024, "shared memory");
@@ -121,7 +131,7 @@ struct Params {
   void* C;
   const void* bias;
   int M, N, K, batch;
-  int cm_tiles;  // cluster tiles along M: ceil(M / (CL * BM))
+  int cm_tiles;  // cluster tiles along M: ceil(M / (CLM * BM))
   int n_tiles;   // ceil(N / BN)
   int group_m;   // cluster tiles per group along M (tile order)
   uint32_t b_lbo, b_sbo;  // N-major B descriptor: byte offsets between 64-column chunks / 8-row k groups
@@ -193,6 +203,44 @@ __device__ __forceinline__ void mbar_arrive_cluster(uint32_t bar, uint32_t cta) 
       "mbarrier.arrive.shared::cluster.b64 _, [ra];\n}\n" ::"r"(bar),
       "r"(cta)
       : "memory");
+}
+// A K-pair's exchange (TileCfg::KSPLIT): the second CTA's stores into the first's shared memory are ordered before
+// its arrive by .release.cluster, and the first CTA's wait acquires at cluster scope before it reads them; its
+// arrive back (.release.cluster) orders those reads before the second CTA's next stores.
+__device__ __forceinline__ void mbar_arrive_release_cluster(uint32_t bar, uint32_t cta) {
+  asm volatile(
+      "{\n.reg .b32 ra;\n"
+      "mapa.shared::cluster.u32 ra, %0, %1;\n"
+      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra];\n}\n" ::"r"(bar),
+      "r"(cta)
+      : "memory");
+}
+__device__ __forceinline__ void mbar_wait_acquire_cluster(uint32_t bar, uint32_t parity) {
+  uint32_t done = 0;
+  do {
+    asm volatile(
+        "{\n.reg .pred p;\n"
+        "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+__device__ __forceinline__ uint32_t map_shared(uint32_t addr, uint32_t cta) {  // the address in CTA `cta`
+  uint32_t r;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(addr), "r"(cta));
+  return r;
+}
+__device__ __forceinline__ void st_cluster_v4(uint32_t addr, float a, float b, float c, float d) {
+  asm volatile("st.shared::cluster.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(addr), "f"(a), "f"(b), "f"(c), "f"(d)
+               : "memory");
+}
+__device__ __forceinline__ float4 ld_shared_v4(uint32_t addr) {
+  float4 v;
+  asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "r"(addr)
+               : "memory");
+  return v;
 }
 // Fetches a tensor map (a __grid_constant__ parameter) into the TMA unit's descriptor cache ahead of its first
 // copy, which would otherwise wait for it.
@@ -328,8 +376,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     k_gemm_sm90(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
                 const __grid_constant__ CUtensorMap tmBt, const __grid_constant__ CUtensorMap tmC, const Params p) {
 #ifdef FW_MATMUL_SM90A
-  constexpr int BM = Cfg::BM, BN = Cfg::BN, NC = Cfg::NC, STAGES = Cfg::STAGES, CL = Cfg::CL;
-  constexpr bool HAS_BIAS = E == Epi::bias;
+  constexpr int BM = Cfg::BM, BN = Cfg::BN, NC = Cfg::NC, STAGES = Cfg::STAGES, CL = Cfg::CL, CLM = Cfg::CLM;
+  constexpr bool HAS_BIAS = E == Epi::bias, KSPLIT = Cfg::KSPLIT;
   extern __shared__ __align__(1024) uint8_t smem_raw[];
   const uint32_t base = (smem_u32(smem_raw) + 1023u) & ~1023u;
   const uint32_t bars = base + STAGES * Cfg::STAGE_BYTES;
@@ -342,7 +390,11 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
   const int wg = threadIdx.x / 128;
   const int tid = threadIdx.x % 128;
   const uint32_t rank = CL > 1 ? cluster_ctarank() : 0;
+  const uint32_t mrank = CLM > 1 ? rank : 0;  // along M (a pair sharing B); a K-pair's CTAs take the same rows
   const int cluster_id = blockIdx.x / CL, num_clusters = gridDim.x / CL;
+  // A K-pair's exchange (KSPLIT): the second CTA's sums, and the barriers at the same offsets in both CTAs.
+  const uint32_t red = base + Cfg::RED_OFFSET;
+  const uint32_t red_full = red + Cfg::RED_BYTES - 16, red_empty = red_full + 8;
   const int units = p.batch * p.cm_tiles * p.n_tiles * p.splits;
   constexpr int BK = Cfg::BK;
   static_assert(sizeof(T) == 2 || B_NK, "TF32 wgmma takes K-major B only");
@@ -351,6 +403,18 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                 "A from registers: TF32, cluster-free, bias-free; block sums only with 3xTF32");
   static_assert(!Cfg::SPLIT_B || A_MN, "3xTF32 in the kernel: the A_MN kernel");
   const int nkb = (p.K + BK - 1) / BK;
+  // A unit's k-blocks: its split's, or a K-pair's half (the first CTA's ceil(nkb / 2), the second's the rest: none
+  // when nkb == 1).
+  auto k_range = [&](int sp, int& kb0, int& kb1) {
+    if constexpr (KSPLIT) {
+      const int half = (nkb + 1) / 2;
+      kb0 = int(rank) * half;
+      kb1 = min(nkb, kb0 + half);
+    } else {
+      kb0 = sp * p.kb_per_split;
+      kb1 = min(nkb, kb0 + p.kb_per_split);
+    }
+  };
   // The kernel queued after this one as a programmatic dependent may be scheduled now: a split launch's reduction
   // (k_splitk_reduce), or the next GEMM of a chain (fw::GemmLaunch::dependent, e.g. the decoder's linear layers).
   // Its blocks take SMs only as this persistent grid's CTAs leave them (or ones it leaves idle) and wait in
@@ -361,11 +425,15 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     // The maps' fetch overlaps the barriers' set-up (the producer's first load is this thread's).
     prefetch_tensormap(&tmA);
     prefetch_tensormap(&tmB);
-    if (B_NK && CL == 1 && p.b_tail_rows > 0) prefetch_tensormap(&tmBt);
+    if (B_NK && CLM == 1 && p.b_tail_rows > 0) prefetch_tensormap(&tmBt);
     if (has_tma_store<Cfg, E, A_MN>() && p.tma_store) prefetch_tensormap(&tmC);
     for (int s = 0; s < STAGES; ++s) {
       mbar_init(full(s), 1);
-      mbar_init(empty(s), NC * CL);
+      mbar_init(empty(s), NC * CLM);
+    }
+    if (KSPLIT) {
+      mbar_init(red_full, NC * 128);   // the second CTA's consumer threads, each after its own stores
+      mbar_init(red_empty, NC * 128);  // the first CTA's, each after its own reads
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
@@ -384,8 +452,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     if (NC == 2) asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
     // One thread issues the loads; a pair's producer runs as the whole warp (its lane 0 issuing), so that the warp
     // can wait on the cluster barrier together.
-    if (tid < (CL > 1 ? 32 : 1)) {
-      const bool lead = CL == 1 || tid == 0;
+    if (tid < (CLM > 1 ? 32 : 1)) {
+      const bool lead = CLM == 1 || tid == 0;
       int s = 0;
       uint32_t ph = 0;
       // A pair's first STAGES k-blocks: each CTA loads the whole B tile itself (no multicast), so that neither CTA
@@ -395,9 +463,10 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
       for (int u = cluster_id; u < units; u += num_clusters) {
         int sp, b, cm, tn;
         unit_coords(u, p, sp, b, cm, tn);
-        const int m0 = (cm * CL + int(rank)) * BM, n0 = tn * BN;
-        const int kb0 = sp * p.kb_per_split, kb1 = min(nkb, kb0 + p.kb_per_split);
-        const bool b_tail = B_NK && CL == 1 && p.b_tail_rows > 0 && n0 + BN > p.N;
+        const int m0 = (cm * CLM + int(mrank)) * BM, n0 = tn * BN;
+        int kb0, kb1;
+        k_range(sp, kb0, kb1);
+        const bool b_tail = B_NK && CLM == 1 && p.b_tail_rows > 0 && n0 + BN > p.N;
         // B[K, N] (cluster-free): the tile's 64-column chunks that lie wholly past N are not loaded; as for
         // b_tail's rows, their stale shared memory only feeds columns >= N, which the epilogue never stores.
         // Loading them (TMA's zero fill) made bf16 [4096, 4864] @ [4864, 896] bimodal on 128x256 tiles: in 6
@@ -405,12 +474,12 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         // (bench_ops, H100, three leases). The k-loop is instantiated twice, so that tiles without such
         // chunks run the loop without the test: with it in every tile's loop, the 64-wide tiles were 8-15%
         // slower (512x896x4864 15.4 -> 16.7 us, 1024x896x4864 18.8 -> 21.7).
-        const int kn_chunks = !B_NK && CL == 1 ? min(BN / 64, (p.N - n0 + 63) / 64) : BN / 64;
+        const int kn_chunks = !B_NK && CLM == 1 ? min(BN / 64, (p.N - n0 + 63) / 64) : BN / 64;
         auto k_loop = [&](auto kn_tail) {
           constexpr bool KN_TAIL = decltype(kn_tail)::value;
           for (int kb = kb0; kb < kb1; ++kb) {
-            const bool b_local = CL == 1 || fills < STAGES;
-            if (CL > 1 && fills == STAGES) {
+            const bool b_local = CLM == 1 || fills < STAGES;
+            if (CLM > 1 && fills == STAGES) {
               __syncwarp();  // the lanes past their last iteration's branch, together for the aligned wait
               cluster_wait();
             }
@@ -433,34 +502,34 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
               tma_load(sA(s), &tmA, full(s), k0, m0, b);
             }
             if (B_NK) {
-              // W[N,K]: box {64 k, BN/CL rows}; rank r loads rows [r*BN/CL, (r+1)*BN/CL) of the tile.
+              // W[N,K]: box {64 k, BN/CLM rows}; rank r loads rows [r*BN/CLM, (r+1)*BN/CLM) of the tile.
               // SPLIT_B: the planes' batch index is 2b (big parts) and 2b + 1 (small parts).
-              constexpr int ROWS = BN / CL;
-              if (CL == 1)
+              constexpr int ROWS = BN / CLM;
+              if (CLM == 1)
 #pragma unroll
                 for (int part = 0; part < B_PARTS; ++part)
                   tma_load(sB(s) + part * Cfg::B_BOX_BYTES, b_tail ? &tmBt : &tmB, full(s), k0, n0, B_PARTS * b + part);
               else if (b_local)
 #pragma unroll
-                for (int r = 0; r < CL; ++r) tma_load(sB(s) + r * ROWS * 128, &tmB, full(s), k0, n0 + r * ROWS, b);
+                for (int r = 0; r < CLM; ++r) tma_load(sB(s) + r * ROWS * 128, &tmB, full(s), k0, n0 + r * ROWS, b);
               else
                 tma_load_multicast(sB(s) + rank * ROWS * 128, &tmB, full(s), k0, n0 + int(rank) * ROWS, b,
-                                   uint16_t((1u << CL) - 1));
+                                   uint16_t((1u << CLM) - 1));
             } else {
               // B[K,N]: boxes {64 n, 64 k}, one per 64-column chunk (8 KB each).
-              constexpr int CHUNKS = BN / 64 / CL;
-              if (CL > 1 && b_local) {
+              constexpr int CHUNKS = BN / 64 / CLM;
+              if (CLM > 1 && b_local) {
 #pragma unroll
                 for (int c = 0; c < BN / 64; ++c) tma_load(sB(s) + c * 8192, &tmB, full(s), n0 + 64 * c, k0, b);
               } else {
 #pragma unroll
                 for (int j = 0; j < CHUNKS; ++j) {
-                  const int c = int(rank) * CHUNKS + j;
-                  if (CL == 1) {
+                  const int c = int(mrank) * CHUNKS + j;
+                  if (CLM == 1) {
                     if (!KN_TAIL || j < kn_chunks) tma_load(sB(s) + c * 8192, &tmB, full(s), n0 + 64 * c, k0, b);
                   } else {
                     tma_load_multicast(sB(s) + c * 8192, &tmB, full(s), n0 + 64 * c, k0, b,
-                                       uint16_t((1u << CL) - 1));
+                                       uint16_t((1u << CLM) - 1));
                   }
                 }
               }
@@ -476,7 +545,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
       // A pair's tail, in place of a cluster barrier at exit: wait until both CTAs' consumers have released every
       // stage, after which the other CTA sends this one nothing more (its multicasts were all consumed here) and
       // this CTA may leave. (At exit, a cluster barrier cost 0.75-1.8 us a launch.)
-      if constexpr (CL > 1)
+      if constexpr (CLM > 1)
         for (int i = 0; i < STAGES; ++i) {
           mbar_wait(empty(s), ph ^ 1);
           advance_stage<STAGES>(s, ph);
@@ -486,7 +555,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
   } else {
     // ---------------- consumers ----------------
     if (NC == 2) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
-    if constexpr (CL > 1) cluster_wait();  // this CTA's barriers initialized, and the other's, which release() signals
+    // This CTA's barriers initialized, and the other's, which release() signals (a K-pair's exchange, its barriers).
+    if constexpr (CL > 1) cluster_wait();
     const int c = wg - 1;
     constexpr bool BLOCK_SUMS = Cfg::BLOCK_SUMS;
     float acc[BN / 2];
@@ -502,19 +572,22 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     T* sbias = reinterpret_cast<T*>(smem_raw + (bars + 16 * STAGES - smem_u32(smem_raw))) + c * BN;
 
     uint32_t epi_count = 0;
+    uint32_t reds = 0;  // a K-pair's exchanges so far
     auto release = [&](int st) {
-      if (CL == 1) {
+      if (CLM == 1) {
         if (tid == 0) mbar_arrive(empty(st));
       } else {
-        if (tid < CL) mbar_arrive_cluster(empty(st), uint32_t(tid));
+        if (tid < CLM) mbar_arrive_cluster(empty(st), uint32_t(tid));
       }
     };
 
     for (int u = cluster_id; u < units; u += num_clusters) {
       int sp, b, cm, tn;
       unit_coords(u, p, sp, b, cm, tn);
-      const int m0 = (cm * CL + int(rank)) * BM, n0 = tn * BN;
-      const int kb0 = sp * p.kb_per_split, kb1 = min(nkb, kb0 + p.kb_per_split);  // never empty (host)
+      const int m0 = (cm * CLM + int(mrank)) * BM, n0 = tn * BN;
+      int kb0, kb1;
+      k_range(sp, kb0, kb1);  // never empty (host), but for a K-pair's second CTA when nkb == 1
+      const bool no_k = KSPLIT && kb0 >= kb1;
       const int row0 = m0 + c * 64 + warp * 16 + lane / 4;
       const int colb = n0 + 2 * (lane % 4);
       // The tile's bias: each thread reads up to BN / 128 values now (their latency hides behind the
@@ -597,6 +670,10 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
           advance_stage<STAGES>(s, ph);
         }
       } else {
+        if (no_k) {  // a K-pair's second CTA with no k-block: it sends zeros
+#pragma unroll
+          for (int i = 0; i < BN / 2; ++i) acc[i] = 0.f;
+        }
         for (int kb = kb0; kb < kb1; ++kb) {
           mbar_wait(full(s), ph);
           wgmma_fence();
@@ -632,10 +709,40 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
 #pragma unroll
         for (int i = 0; i < BN / 2; ++i) fence_operand(acc[i]);
       } else if constexpr (!BLOCK_SUMS) {
-        wgmma_wait<0>();
+        if (!no_k) {
+          wgmma_wait<0>();
 #pragma unroll
-        for (int i = 0; i < BN / 2; ++i) fence_operand(acc[i]);
-        release(prev);
+          for (int i = 0; i < BN / 2; ++i) fence_operand(acc[i]);
+          release(prev);
+        }
+      }
+      if constexpr (KSPLIT) {
+        // The exchange: thread tid's sums as 16-byte groups g at (g * 128 + tid) * 16 of its consumer's buffer, in
+        // the first CTA. The second CTA waits until the first has read the previous unit's (red_empty), stores its
+        // sums, arrives on the first's red_full and takes its next unit; the first waits on red_full, adds them,
+        // arrives on the second's red_empty, and runs the epilogue.
+        const uint32_t mine = red + uint32_t(c) * (BN / 2) * 128 * 4 + uint32_t(tid) * 16;
+        const uint32_t phase = reds & 1;  // the units this CTA has exchanged so far, mod 2
+        ++reds;
+        if (rank == 1) {
+          if (reds > 1) mbar_wait_acquire_cluster(red_empty, phase ^ 1);
+          const uint32_t dst = map_shared(mine, 0);
+#pragma unroll
+          for (int g = 0; g < BN / 8; ++g)
+            st_cluster_v4(dst + g * 128 * 16, acc[4 * g], acc[4 * g + 1], acc[4 * g + 2], acc[4 * g + 3]);
+          mbar_arrive_release_cluster(red_full, 0);
+          continue;
+        }
+        mbar_wait_acquire_cluster(red_full, phase);
+#pragma unroll
+        for (int g = 0; g < BN / 8; ++g) {
+          const float4 v = ld_shared_v4(mine + g * 128 * 16);
+          acc[4 * g] += v.x;
+          acc[4 * g + 1] += v.y;
+          acc[4 * g + 2] += v.z;
+          acc[4 * g + 3] += v.w;
+        }
+        mbar_arrive_release_cluster(red_empty, 1);
       }
 
       // Epilogue: thread holds rows r, r+8 and column pairs (8j + 2*(lane%4)) for j < BN/8.
@@ -801,6 +908,9 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
       }
       store_regs(Cp + int64_t(b) * p.M * p.N, pair_ok);
     }
+    // A K-pair's second CTA stays until the first has read its last sums: the first's arrive targets this CTA's
+    // shared memory.
+    if (KSPLIT && rank == 1 && reds > 0) mbar_wait_acquire_cluster(red_empty, (reds - 1) & 1);
     if (p.tma_store && tid == 0) bulk_wait_all();  // stores done reading (and writing) before exit
   }
 #else
@@ -1093,7 +1203,7 @@ void splitk_reduce(const GemmArgs& a, const float* partial, int splits, cudaStre
 // A_MN: a.A is M-major ([K, M] per batch: the kernel's A of the transposed problem, sm90_tf32_kn_problem).
 template <class T, class Cfg, bool B_NK, Epi E, bool A_MN = false>
 void launch(const GemmArgs& a, const SplitK& sk, cudaStream_t stream) {
-  constexpr int BM = Cfg::BM, BN = Cfg::BN, CL = Cfg::CL;
+  constexpr int BM = Cfg::BM, BN = Cfg::BN, CL = Cfg::CL, CLM = Cfg::CLM;
   auto kern = k_gemm_sm90<T, Cfg, B_NK, E, A_MN>;
   const int resident = resident_clusters<T, Cfg, B_NK, E, A_MN>();
 
@@ -1104,14 +1214,14 @@ void launch(const GemmArgs& a, const SplitK& sk, cudaStream_t stream) {
   // grid (gemm_sweep, H100). When M is one short tile the boxes (A's, and C's for the TMA store) stop at
   // M, rounded up to a swizzle atom of 8 rows: 17.0 us at M = 16, 17.3 at M = 32 (bench_ops: matmul
   // 16x4096x4096 bf16 18.2 -> 14.6 us, 0.84x -> 1.08x LibTorch).
-  const int a_rows = !A_MN && CL == 1 && M < BM ? int(std::min<int64_t>(BM, (M + 7) / 8 * 8)) : BM;
+  const int a_rows = !A_MN && CLM == 1 && M < BM ? int(std::min<int64_t>(BM, (M + 7) / 8 * 8)) : BM;
   const CUtensorMap tmA = A_MN ? cached_map(a.A, a.dt, uint64_t(M), uint64_t(K), uint64_t(B), 32, BK)
                                : cached_map(a.A, a.dt, uint64_t(K), uint64_t(M), uint64_t(B), BK, uint32_t(a_rows));
   // SPLIT_B: B is GemmArgs::a_split's planes, [B][2][N][K]: 2B matrices of [N, K].
   const uint64_t b_mats = uint64_t(B) * (Cfg::SPLIT_B ? 2 : 1);
-  const CUtensorMap tmB = B_NK ? cached_map(a.B, a.dt, uint64_t(K), uint64_t(N), b_mats, BK, BN / CL)
+  const CUtensorMap tmB = B_NK ? cached_map(a.B, a.dt, uint64_t(K), uint64_t(N), b_mats, BK, BN / CLM)
                                : cached_map(a.B, a.dt, uint64_t(N), uint64_t(K), uint64_t(B), 64, BK);
-  const int b_tail_rows = B_NK && CL == 1 && N % BN != 0 ? int((N % BN + 7) / 8 * 8) : 0;
+  const int b_tail_rows = B_NK && CLM == 1 && N % BN != 0 ? int((N % BN + 7) / 8 * 8) : 0;
   const CUtensorMap tmBt =
       b_tail_rows ? cached_map(a.B, a.dt, uint64_t(K), uint64_t(N), b_mats, BK, uint32_t(b_tail_rows)) : tmB;
   // The TMA-store epilogue needs C to satisfy the same rules as a TMA source. Split partial sums are stored
@@ -1138,10 +1248,10 @@ void launch(const GemmArgs& a, const SplitK& sk, cudaStream_t stream) {
   p.N = int(N);
   p.K = int(K);
   p.batch = int(B);
-  p.cm_tiles = int(ceil_div(M, int64_t(CL) * BM));
+  p.cm_tiles = int(ceil_div(M, int64_t(CLM) * BM));
   p.n_tiles = int(ceil_div(N, BN));
   // Tile order: groups of 16 CTA rows (2048 rows for BM = 128), column by column inside a group.
-  p.group_m = 16 / CL;
+  p.group_m = 16 / CLM;
   p.b_lbo = 8192u;  // next 64-column chunk: one TMA box of 64 k-rows x 128 B
   p.b_sbo = 1024u;  // next 8 k-rows
   p.tma_store = tma_store ? 1 : 0;
@@ -1156,6 +1266,7 @@ void launch(const GemmArgs& a, const SplitK& sk, cudaStream_t stream) {
   p.c_evict_first = A_MN && tma_store && c_dominates ? 1 : 0;
   p.a_rows = a_rows;
   p.b_tail_rows = b_tail_rows;
+  FW_REQUIRE(!Cfg::KSPLIT || sk.splits == 1, "gemm_sm90: a K-pair does not split K further");
   p.splits = sk.splits;
   p.kb_per_split = sk.kb_per_split;
   p.partial = sk.splits > 1 ? static_cast<float*>(scratch(Scratch::splitk_partials,
@@ -1216,13 +1327,15 @@ constexpr Sm90Shape kSm90Shapes[] = {
     {Sm90Config::bm128_bn64, 128, 64, 8, 1, 8, "128x64"},
     {Sm90Config::bm64_bn128, 64, 128, 8, 1, 8, "64x128"},
     {Sm90Config::bm64_bn64, 64, 64, 12, 1, 8, "64x64"},
+    {Sm90Config::bm64_bn64_k2, 64, 64, 12, 2, 0, "64x64 K-pair", true},  // 16-bit only (takes_every_layout)
 };
 constexpr bool known(Sm90Config c) { return int(c) >= 0 && int(c) < int(Sm90Config::count); }
 constexpr const Sm90Shape& shape_of(Sm90Config c) { return kSm90Shapes[int(c)]; }
 // Whether c's kernels exist for every dtype and B layout: B[K, N] comes in 64-column boxes and TF32 has wgmma
 // widths of 64, 128, 192 and 256 here, so a tile of another width (160, 224) runs 16-bit W[N, K] only
-// (sm90_config_takes); launch_cfg instantiates nothing else for it.
-constexpr bool takes_every_layout(Sm90Config c) { return shape_of(c).bn % 64 == 0; }
+// (sm90_config_takes); launch_cfg instantiates nothing else for it. A K-pair runs 16-bit calls of both layouts.
+constexpr bool takes_b_kn(Sm90Config c) { return shape_of(c).bn % 64 == 0; }
+constexpr bool takes_every_layout(Sm90Config c) { return takes_b_kn(c) && !shape_of(c).k_split; }
 
 // The table is indexed by the enum, and the model's tiles (gemm_detail.hpp) have its sizes.
 constexpr bool shapes_consistent() {
@@ -1248,7 +1361,7 @@ constexpr int stages_of(Sm90Config c, bool a_mn, bool split_b) {
 // A_MN with BLOCK_SUMS: 3xTF32 in the kernel, SPLIT_B).
 template <class T, Sm90Config C, bool BLOCK_SUMS = false, bool A_MN = false>
 using TileCfgOf = TileCfg<T, shape_of(C).bn, shape_of(C).bm / 64, stages_of(C, A_MN, A_MN && BLOCK_SUMS),
-                          shape_of(C).cl, BLOCK_SUMS, A_MN && BLOCK_SUMS>;
+                          shape_of(C).cl, BLOCK_SUMS, A_MN && BLOCK_SUMS, shape_of(C).k_split>;
 
 // Calls f(std::integral_constant<Sm90Config, c>{}), c as a template argument:
 //   dispatch_config(c, [&](auto k) { constexpr Sm90Config C = decltype(k)::value; ... });
@@ -1266,6 +1379,7 @@ auto dispatch_config(Sm90Config c, F&& f) {
     case C::bm128_bn64: return f(std::integral_constant<C, C::bm128_bn64>{});
     case C::bm64_bn128: return f(std::integral_constant<C, C::bm64_bn128>{});
     case C::bm64_bn64: return f(std::integral_constant<C, C::bm64_bn64>{});
+    case C::bm64_bn64_k2: return f(std::integral_constant<C, C::bm64_bn64_k2>{});
     default: break;
   }
   throw std::invalid_argument("gemm_sm90: unknown tile configuration");
@@ -1318,7 +1432,8 @@ void launch_tf32(const GemmArgs& a, cudaStream_t s, int splits) {
 template <Sm90Config C>
 void launch_cfg(const GemmArgs& a, cudaStream_t s, int splits) {
   FW_REQUIRE(sm90_config_takes(C, a.dt, a.b_layout),
-             std::string("gemm_sm90: the ") + shape_of(C).name + " tile takes 16-bit W[N, K] only");
+             std::string("gemm_sm90: the ") + shape_of(C).name +
+                 (shape_of(C).k_split ? " configuration takes 16-bit calls only" : " tile takes 16-bit W[N, K] only"));
   dispatch_float(a.dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same<T, float>::value) {
@@ -1326,7 +1441,7 @@ void launch_cfg(const GemmArgs& a, cudaStream_t s, int splits) {
     } else {
       using Cfg = TileCfgOf<T, C>;
       const SplitK sk = Cfg::CL == 1 ? splitk_for(a, C, splits) : SplitK{1, int(ceil_div(a.K, int64_t(Cfg::BK)))};
-      if constexpr (takes_every_layout(C)) {
+      if constexpr (takes_b_kn(C)) {
         if (a.b_layout == GemmLayout::kn) return launch_epi<T, Cfg, false>(a, sk, s);
       }
       launch_epi<T, Cfg, true>(a, sk, s);
@@ -1364,7 +1479,7 @@ bool sm90_one_round(const GemmArgs& a, Sm90Config c) {
   const Sm90Shape& k = shape_of(c);
   // TF32 with B as [K, N] runs the transposed problem's tiles.
   const bool transposed = a.dt == DType::f32 && a.b_layout == GemmLayout::kn;
-  const int64_t tiles = sm90_tiles(transposed ? sm90_tf32_kn_problem(a) : a, k.cl * k.bm, k.bn);
+  const int64_t tiles = sm90_tiles(transposed ? sm90_tf32_kn_problem(a) : a, (k.k_split ? 1 : k.cl) * k.bm, k.bn);
   return tiles * sm90_splitk(a, c) <= sm90_resident_clusters(c);
 }
 
@@ -1391,7 +1506,7 @@ Sm90Choice sm90_model_choice(const GemmArgs& a, int sms) {
 const char* sm90_config_name(Sm90Config c) { return known(c) ? shape_of(c).name : "?"; }
 
 bool sm90_config_takes(Sm90Config c, DType dt, GemmLayout b_layout) {
-  return known(c) && (takes_every_layout(c) || (is_16bit(dt) && b_layout == GemmLayout::nk));
+  return known(c) && (takes_every_layout(c) || (is_16bit(dt) && (b_layout == GemmLayout::nk || takes_b_kn(c))));
 }
 
 const Sm90Shape& sm90_shape(Sm90Config c) {
@@ -1440,8 +1555,18 @@ Sm90Config sm90_tf32_below_a_wave(const GemmArgs& a, int sms) {
 }
 
 Sm90Config sm90_pick(const GemmArgs& a) {
-  if (is_16bit(a.dt)) return memo_choice(a).config;  // the cost model (sm90_model_choice)
   const int sms = device_props().sms;
+  if (is_16bit(a.dt)) {  // the cost model (sm90_model_choice)
+    const Sm90Choice ch = memo_choice(a);
+    // Where the model takes 64x64 tiles unsplit and they fill at most half the SMs (decode-like M: 64x4096x4096 is
+    // 64 tiles), a K-pair gives each tile two SMs, half of its k-blocks each, and adds the halves in shared memory
+    // instead of split-K's partial sums and second kernel: on the H200 the 64 CTAs of 64x64 moved 51% of the DRAM
+    // peak where cuBLAS's 128 (64x32 pairs) moved 58% (ncu, notes/performance.md, thirty-eighth round).
+    if (ch.config == Sm90Config::bm64_bn64 && ch.splits == 1 && ceil_div(a.K, int64_t(bk_of(a.dt))) >= 8 &&
+        2 * sm90_tiles(a, 64, 64) <= sms)
+      return Sm90Config::bm64_bn64_k2;
+    return ch.config;
+  }
   // TF32: the largest tile that still gives about a full wave (measured on H100: 128x256 from 2048^3 up), or
   // that takes no more rounds of the persistent grid than 128x128 at twice the work a tile (C^T = B^T A^T of
   // matmul 4096x896x4864: 112 tiles of 128x256 in one round, where 128x128 took two rounds of 224 tiles).
