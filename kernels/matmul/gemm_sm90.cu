@@ -1561,8 +1561,11 @@ Sm90Config sm90_pick(const GemmArgs& a) {
     // Where the model takes 64x64 tiles unsplit and they fill at most half the SMs (decode-like M: 64x4096x4096 is
     // 64 tiles), a K-pair gives each tile two SMs, half of its k-blocks each, and adds the halves in shared memory
     // instead of split-K's partial sums and second kernel: on the H200 the 64 CTAs of 64x64 moved 51% of the DRAM
-    // peak where cuBLAS's 128 (64x32 pairs) moved 58% (ncu, notes/performance.md, thirty-eighth round).
-    if (ch.config == Sm90Config::bm64_bn64 && ch.splits == 1 && ceil_div(a.K, int64_t(bk_of(a.dt))) >= 8 &&
+    // peak where cuBLAS's 128 (64x32 pairs) moved 58% (ncu, notes/performance.md, thirty-eighth round). It pays only
+    // with a long K: the cluster's launch and the exchange cost about a microsecond, which 64 k-blocks (K = 4096:
+    // 64x4096x4096 bf16 12.70 -> 12.35 us, H200) repay and 8 or 14 do not (512^3 3.65 -> 4.83 us; Qwen2's K = 896
+    // projections 4-9% slower; thirty-ninth round).
+    if (ch.config == Sm90Config::bm64_bn64 && ch.splits == 1 && ceil_div(a.K, int64_t(bk_of(a.dt))) >= 32 &&
         2 * sm90_tiles(a, 64, 64) <= sms)
       return Sm90Config::bm64_bn64_k2;
     return ch.config;
