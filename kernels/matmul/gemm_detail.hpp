@@ -101,6 +101,9 @@ struct Sm90Choice {
   int splits;
 };
 Sm90Choice sm90_model_choice(const GemmArgs& a, int sms);
+// The configuration sm90_pick runs for the model's choice c: the 64x64 K-pair where c is 64x64 unsplit on at most
+// half the SMs and K has 32 k-blocks or more (gemm_sm90.cu says why), else c's own. Pure, as sm90_model_choice.
+Sm90Config sm90_with_k_pair(const GemmArgs& a, Sm90Choice c, int sms);
 // What the model chooses from (tools/gemm_sweep times the same): the cluster-free configurations with
 // their tile sizes, largest first (ties go to the larger tile), and the split-K counts.
 struct Sm90Tile {

@@ -1554,22 +1554,22 @@ Sm90Config sm90_tf32_below_a_wave(const GemmArgs& a, int sms) {
   return fills_a_wave(sm90_tiles(a, 64, 128), sms) ? Sm90Config::bm64_bn128 : Sm90Config::bm64_bn64;
 }
 
+// Where the model takes 64x64 tiles unsplit and they fill at most half the SMs (decode-like M: 64x4096x4096 is 64
+// tiles), a K-pair gives each tile two SMs, half of its k-blocks each, and adds the halves in shared memory instead of
+// split-K's partial sums and second kernel: on the H200 the 64 CTAs of 64x64 moved 51% of the DRAM peak where
+// cuBLAS's 128 (64x32 pairs) moved 58% (ncu, notes/performance.md, thirty-eighth round). It pays only with a long K:
+// at 64 k-blocks (K = 4096) 64x4096x4096 bf16 went 12.70 -> 12.35 us, while with 8 (512^3) it took 1.2 us longer
+// (3.65 -> 4.83) and with 14 (Qwen2's K = 896 projections) 3-9% longer (bench_ops, H200, thirty-ninth round).
+Sm90Config sm90_with_k_pair(const GemmArgs& a, Sm90Choice c, int sms) {
+  if (c.config == Sm90Config::bm64_bn64 && c.splits == 1 && ceil_div(a.K, int64_t(bk_of(a.dt))) >= 32 &&
+      2 * sm90_tiles(a, 64, 64) <= sms)
+    return Sm90Config::bm64_bn64_k2;
+  return c.config;
+}
+
 Sm90Config sm90_pick(const GemmArgs& a) {
   const int sms = device_props().sms;
-  if (is_16bit(a.dt)) {  // the cost model (sm90_model_choice)
-    const Sm90Choice ch = memo_choice(a);
-    // Where the model takes 64x64 tiles unsplit and they fill at most half the SMs (decode-like M: 64x4096x4096 is
-    // 64 tiles), a K-pair gives each tile two SMs, half of its k-blocks each, and adds the halves in shared memory
-    // instead of split-K's partial sums and second kernel: on the H200 the 64 CTAs of 64x64 moved 51% of the DRAM
-    // peak where cuBLAS's 128 (64x32 pairs) moved 58% (ncu, notes/performance.md, thirty-eighth round). It pays only
-    // with a long K: the cluster's launch and the exchange cost about a microsecond, which 64 k-blocks (K = 4096:
-    // 64x4096x4096 bf16 12.70 -> 12.35 us, H200) repay and 8 or 14 do not (512^3 3.65 -> 4.83 us; Qwen2's K = 896
-    // projections 4-9% slower; thirty-ninth round).
-    if (ch.config == Sm90Config::bm64_bn64 && ch.splits == 1 && ceil_div(a.K, int64_t(bk_of(a.dt))) >= 32 &&
-        2 * sm90_tiles(a, 64, 64) <= sms)
-      return Sm90Config::bm64_bn64_k2;
-    return ch.config;
-  }
+  if (is_16bit(a.dt)) return sm90_with_k_pair(a, memo_choice(a), sms);  // the cost model (sm90_model_choice)
   // TF32: the largest tile that still gives about a full wave (measured on H100: 128x256 from 2048^3 up), or
   // that takes no more rounds of the persistent grid than 128x128 at twice the work a tile (C^T = B^T A^T of
   // matmul 4096x896x4864: 112 tiles of 128x256 in one round, where 128x128 took two rounds of 224 tiles).

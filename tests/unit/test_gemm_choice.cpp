@@ -164,6 +164,31 @@ TEST(GemmChoice, FittedCases) {
   EXPECT_EQ(c.splits, 1);
 }
 
+// sm90_pick's K-pair (sm90_with_k_pair): the decode shapes the H200 A/B found faster with it (64 and 16 x 4096 x 4096,
+// 64 k-blocks, 64 tiles) take it; the ones it made slower (512^3: 8 k-blocks; K = 896: 14) keep 64x64, as do 64x64
+// tiles that fill more than half the SMs (512x896x4864: 112 tiles), a split choice, and another tile.
+TEST(GemmChoice, KPairOnlyForLongKOnHalfTheSms) {
+  using fw::detail::Sm90Config;
+  const auto pick = [](int64_t M, int64_t N, int64_t K, fw::GemmLayout l, Sm90Choice c) {
+    const GemmArgs a{fw::DType::bf16, l, nullptr, nullptr, nullptr, nullptr, 1, M, N, K};
+    return fw::detail::sm90_with_k_pair(a, c, kHopperSms);
+  };
+  const Sm90Choice unsplit{Sm90Config::bm64_bn64, 1};
+  EXPECT_EQ(pick(64, 4096, 4096, fw::GemmLayout::kn, unsplit), Sm90Config::bm64_bn64_k2);
+  EXPECT_EQ(pick(16, 4096, 4096, fw::GemmLayout::nk, unsplit), Sm90Config::bm64_bn64_k2);
+  EXPECT_EQ(pick(64, 4096, 2048, fw::GemmLayout::nk, unsplit), Sm90Config::bm64_bn64_k2);  // 32 k-blocks
+  EXPECT_EQ(pick(64, 4096, 1984, fw::GemmLayout::nk, unsplit), Sm90Config::bm64_bn64);     // 31
+  EXPECT_EQ(pick(512, 512, 512, fw::GemmLayout::kn, unsplit), Sm90Config::bm64_bn64);
+  EXPECT_EQ(pick(128, 896, 896, fw::GemmLayout::nk, unsplit), Sm90Config::bm64_bn64);
+  EXPECT_EQ(pick(512, 896, 4864, fw::GemmLayout::nk, unsplit), Sm90Config::bm64_bn64);
+  EXPECT_EQ(pick(64, 4096, 4096, fw::GemmLayout::nk, Sm90Choice{Sm90Config::bm64_bn64, 2}), Sm90Config::bm64_bn64);
+  EXPECT_EQ(pick(64, 4096, 4096, fw::GemmLayout::nk, Sm90Choice{Sm90Config::bm64_bn128, 1}), Sm90Config::bm64_bn128);
+  // and what the model itself chooses for the decode shape, on which the rule builds
+  const GemmArgs decode{fw::DType::bf16, fw::GemmLayout::nk, nullptr, nullptr, nullptr, nullptr, 1, 64, 4096, 4096};
+  EXPECT_EQ(fw::detail::sm90_with_k_pair(decode, fw::detail::sm90_model_choice(decode, kHopperSms), kHopperSms),
+            Sm90Config::bm64_bn64_k2);
+}
+
 // The fp32 SIMT kernel's split-K count (gemm_simt.cu): on the H100's 132 SMs, for every tile count that
 // leaves SMs idle and K from 32 to 4096 k-blocks, the busiest SM has no more k-blocks to run than with the
 // former count (two blocks an SM on average, capped by chunks of 8 k-blocks and 64 splits), and for
