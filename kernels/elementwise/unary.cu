@@ -1,5 +1,7 @@
 // Unary element-wise ops and activations on the vectorized engine (engine.cuh): y = f(x).
 // Bytes: read n + write n elements. FLOPs: counted as 1 per element (transcendentals included).
+#include <type_traits>
+
 #include "kernels/common/check.hpp"
 #include "kernels/elementwise/elementwise.hpp"
 #include "kernels/elementwise/engine.cuh"
@@ -22,6 +24,7 @@ void run(F f, const void* x, void* y, int64_t n, cudaStream_t s) {
 template <class T>
 void dispatch(UnaryOp op, const void* x, void* y, int64_t n, float c, cudaStream_t s) {
   constexpr bool kShort16 = sizeof(T) == 2;  // an fp16 / bf16 result: ops.cuh's short16 evaluations
+  constexpr bool kBf16 = std::is_same<T, __nv_bfloat16>::value;
   switch (op) {
     case UnaryOp::neg: return run<T>(ops::Neg{}, x, y, n, s);
     case UnaryOp::abs: return run<T>(ops::Abs{}, x, y, n, s);
@@ -29,8 +32,8 @@ void dispatch(UnaryOp op, const void* x, void* y, int64_t n, float c, cudaStream
     case UnaryOp::log: return run<T>(ops::Log<kShort16>{}, x, y, n, s);
     case UnaryOp::sqrt: return run<T>(ops::Sqrt{}, x, y, n, s);
     case UnaryOp::rsqrt: return run<T>(ops::Rsqrt{}, x, y, n, s);
-    case UnaryOp::sin: return run<T>(ops::Sin{}, x, y, n, s);
-    case UnaryOp::cos: return run<T>(ops::Cos{}, x, y, n, s);
+    case UnaryOp::sin: return run<T>(ops::Sin<kShort16, kBf16>{}, x, y, n, s);
+    case UnaryOp::cos: return run<T>(ops::Cos<kShort16, kBf16>{}, x, y, n, s);
     case UnaryOp::add_scalar: return run<T>(ops::AddScalar{c}, x, y, n, s);
     case UnaryOp::mul_scalar: return run<T>(ops::MulScalar{c}, x, y, n, s);
     case UnaryOp::pow_scalar: return run<T>(ops::PowScalar<kShort16>::of(c), x, y, n, s);

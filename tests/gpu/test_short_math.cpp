@@ -1,8 +1,9 @@
-// The short evaluations that pow, pow_scalar, softplus, gelu, log, sigmoid, silu and gelu_tanh use when their
-// result is stored in fp16 or bf16 (kernels/elementwise/ops.cuh, namespace short16, where the error bound is
+// The short evaluations that pow, pow_scalar, softplus, gelu, log, sigmoid, silu, gelu_tanh, sin and cos use when
+// their result is stored in fp16 or bf16 (kernels/elementwise/ops.cuh, namespace short16, where the error bound is
 // derived): on every 16-bit input, the stored result is within one ulp of the correctly rounded value (std::pow,
-// std::log1p, std::erfc, std::log, std::exp in double, rounded once), NaN exactly where the reference is NaN; and pow_scalar's fp32 fast
-// path for half-integer exponents within its derived bound. Skipped, with the reason, without a GPU.
+// std::log1p, std::erfc, std::log, std::exp, std::sin, std::cos in double, rounded once), NaN exactly where the
+// reference is NaN; and pow_scalar's fp32 fast path for half-integer exponents within its derived bound. Skipped,
+// with the reason, without a GPU.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
@@ -187,6 +188,16 @@ TEST_P(ShortMath, GeluTanhOnEveryInput) {  // x (1 + tanh(y)) / 2 = x / (1 + e^(
   expect_unary_on_every_input(GetParam(), fw::UnaryOp::gelu_tanh, "gelu_tanh", [](double v) {
     return v / (1.0 + std::exp(-2.0 * 0.79788456080286535588 * (v + 0.044715 * v * v * v)));
   });
+}
+
+// sin and cos: the reduction by pi/2 in two FMAs for |x| < 2^17 (every finite fp16 value and bf16's up to there),
+// sinf / cosf beyond (bf16's larger values, inf, NaN), so both branches of the evaluation are checked.
+TEST_P(ShortMath, SinOnEveryInput) {
+  expect_unary_on_every_input(GetParam(), fw::UnaryOp::sin, "sin", [](double v) { return std::sin(v); });
+}
+
+TEST_P(ShortMath, CosOnEveryInput) {
+  expect_unary_on_every_input(GetParam(), fw::UnaryOp::cos, "cos", [](double v) { return std::cos(v); });
 }
 
 TEST_P(ShortMath, GeluOnEveryInput) {  // x Phi(x), Phi(x) = erfc(-x / sqrt 2) / 2: no cancellation in the lower tail
