@@ -61,6 +61,20 @@ struct packets16_of<F, std::void_t<decltype(F::kPackets16)>> {
   static constexpr int value = F::kPackets16;
 };
 
+// A functor may have a short evaluation that holds on part of its inputs (F::kGuarded): F::fast(x) where
+// F::in_fast(x), operator() on every input. The map kernel then tests a packet's elements together and evaluates
+// the whole packet with operator() only when one of them is outside; a test and branch per element cost 4-7
+// instructions there (sm_90a SASS of bf16 sin: BSSY, FSETP, BRA, BSYNC, and the constants the branch makes it
+// load again), a packet's test one predicate operation an element and one branch.
+template <class F, class = void>
+struct guarded_of {
+  static constexpr bool value = false;
+};
+template <class F>
+struct guarded_of<F, std::void_t<decltype(F::kGuarded)>> {
+  static constexpr bool value = F::kGuarded;
+};
+
 // --- operand accessors: load V elements starting at output element e ------------------------------
 template <class T, int V>
 struct Dense {
@@ -144,6 +158,9 @@ struct UnaryMap {
   __device__ __forceinline__ void load(int64_t e, Regs& r) const { r.a = a.load(e); }
   __device__ __forceinline__ float apply(const Regs& r, int v) const { return f(a.at(r.a, v)); }
   __device__ __forceinline__ float scalar(int64_t e) const { return f(a.load1(e)); }
+  static constexpr bool kGuarded = guarded_of<F>::value;  // then in_fast and apply_fast (F::fast) as well
+  __device__ __forceinline__ bool in_fast(const Regs& r, int v) const { return f.in_fast(a.at(r.a, v)); }
+  __device__ __forceinline__ float apply_fast(const Regs& r, int v) const { return f.fast(a.at(r.a, v)); }
 };
 
 template <class F, class A, class B>
@@ -183,8 +200,21 @@ __global__ void __launch_bounds__(kThreads) map_kernel(Map m, T* __restrict__ y,
     const int64_t k = k0 + u * kThreads;
     if (k < nvec) {
       Out o;
+      if constexpr (guarded_of<Map>::value) {
+        bool fast = true;
 #pragma unroll
-      for (int v = 0; v < V; ++v) o.v[v] = from_float<T>(m.apply(regs[u], v));
+        for (int v = 0; v < V; ++v) {
+          fast &= m.in_fast(regs[u], v);
+          o.v[v] = from_float<T>(m.apply_fast(regs[u], v));
+        }
+        if (!fast) {
+#pragma unroll
+          for (int v = 0; v < V; ++v) o.v[v] = from_float<T>(m.apply(regs[u], v));
+        }
+      } else {
+#pragma unroll
+        for (int v = 0; v < V; ++v) o.v[v] = from_float<T>(m.apply(regs[u], v));
+      }
       store_packet(y + head + k * V, o);
     }
   }

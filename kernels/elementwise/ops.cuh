@@ -140,25 +140,26 @@ __device__ __forceinline__ float gelu_tanh(float x) {
   const float z = x * fmaf(0.0713548162726f, x * x, 1.5957691216f);
   return Logistic(z).times(x, z);
 }
-// sin and cos (Cos = true) of 16-bit x. Every finite fp16 value is below 2^17 in magnitude; bf16's (Wide) beyond it,
-// and inf and NaN, take sinf / cosf (fp16's inf and NaN give NaN below as they should). x = j pi/2 + r with j the
-// integer nearest x c, c = fl(2/pi), read from the low bits of x c + 1.5 2^23 (one FMA, exact before its rounding
-// to an integer while |x c| < 2^22; no F2I and I2F, which sinf spends on every element at a quarter of the FMA
-// rate), and r in two FMAs (Cody-Waite): x - j P1 with P1 = fl(pi/2) is exact (x >= pi/4 has at most 11
-// significant bits, so both are multiples of 2^-23, and |x - j P1| < 2), then + j P2 with P2 = fl(pi/2 - P1),
-// rounded once and off by |j| |pi/2 - P1 - P2| <= 83443 * 1.7e-15 = 1.4e-10. The smallest |r| with j != 0 over
-// the 16-bit inputs is 1.5e-5 (fp16) and 4.8e-4 (bf16), so r is within 1e-5 relatively. |x c - x 2/pi| <= 2^17 *
-// 2.6e-8 keeps |r| <= pi/4 + 5.4e-3, on which the polynomials were fitted (scripts/gen/short16_sincos.cpp,
-// relative error towards minimax): sin r = r (1 + u (S1 + u S2)) within 2.1e-6 and cos r = 1 + u (C1 + u C2)
-// within 1.9e-5, u = r^2, each evaluation adding a few 2^-24. j mod 4 gives the sign and which of the two is
-// taken. In all under 3.5e-5 relatively: below a seventh of the half-ulp of fp16 (2^-12) and bf16 (2^-9), so the
-// stored result is within one ulp of the correctly rounded value. The same tool emulates this code exactly over
-// every finite 16-bit input: the fp32 value before its rounding is at most 0.027 ulp of fp16 and 0.0033 ulp of
-// bf16 from the exact one. sin(-0) = -0; tiny x (j = 0, r = x) give x and 1. sm_90a SASS of the bf16 map kernel
-// (8 elements a thread) on the fast path: ~21 instructions an element with the range test, against ~27 for sinf's
-// (two of them F2I and I2F); in bf16 sin and cos ran at 70-75% of the copy roof on the H200, LibTorch's too
-// (notes/performance.md, thirty-ninth round).
-template <bool Cos, bool Wide>
+// sin and cos (Cos = true) of 16-bit x with |x| < 2^17 (sincos_in_range): every finite fp16 value, bf16's up to there;
+// fp16's inf and NaN give NaN as they should. Sin and Cos below take sinf / cosf for the other bf16 inputs. x = j pi/2
+// + r with j the integer nearest x c, c = fl(2/pi), read from the low bits of x c + 1.5 2^23 (one FMA, exact before its
+// rounding to an integer while |x c| < 2^22; no F2I and I2F, which sinf spends on every element at a quarter of the FMA
+// rate), and r in two FMAs (Cody-Waite): x - j P1 with P1 = fl(pi/2) is exact (x >= pi/4 has at most 11 significant
+// bits, so both are multiples of 2^-23, and |x - j P1| < 2), then + j P2 with P2 = fl(pi/2 - P1), rounded once and off
+// by |j| |pi/2 - P1 - P2| <= 83443 * 1.7e-15 = 1.4e-10. The smallest |r| with j != 0 over the 16-bit inputs is 1.5e-5
+// (fp16) and 4.8e-4 (bf16), so r is within 1e-5 relatively. |x c - x 2/pi| <= 2^17 * 2.6e-8 keeps |r| <= pi/4 + 5.4e-3,
+// on which the polynomials were fitted (scripts/gen/short16_sincos.cpp, relative error towards minimax): sin r = r (1 +
+// u (S1 + u S2)) within 2.1e-6 and cos r = 1 + u (C1 + u C2) within 1.9e-5, u = r^2, each evaluation adding a few
+// 2^-24. j mod 4 gives the sign and which of the two is taken. In all under 3.5e-5 relatively: below a seventh of the
+// half-ulp of fp16 (2^-12) and bf16 (2^-9), so the stored result is within one ulp of the correctly rounded value. The
+// same tool emulates this code exactly over every finite 16-bit input: the fp32 value before its rounding is at most
+// 0.027 ulp of fp16 and 0.0033 ulp of bf16 from the exact one. sin(-0) = -0; tiny x (j = 0, r = x) give x and 1. sm_90a
+// SASS of the map kernels (8 elements a thread): fp16 504 instructions, against 1472 with sinf, whose fast path takes
+// ~27 an element (two of them F2I and I2F); bf16 straight-line on the fast path, ~17 an element with the packet's range
+// test; in bf16 sin and cos ran at 70-75% of the copy roof on the H200, LibTorch's too (notes/performance.md,
+// thirty-ninth round).
+__device__ __forceinline__ bool sincos_in_range(float x) { return fabsf(x) < 131072.f; }
+template <bool Cos>
 __device__ __forceinline__ float sincos(float x) {
   const float jj = fmaf(x, 0.636619772f, 12582912.f);
   const float j = jj - 12582912.f;
@@ -167,9 +168,7 @@ __device__ __forceinline__ float sincos(float x) {
   const float s = r * fmaf(fmaf(8.161269128e-03f, u, -1.666332930e-01f), u, 1.f);
   const float c = fmaf(fmaf(4.046569392e-02f, u, -4.997673631e-01f), u, 1.f);
   const uint32_t q = __float_as_uint(jj) + (Cos ? 1u : 0u);  // the quadrant in the low bits (cos x = sin(x + pi/2))
-  const float v = __uint_as_float(__float_as_uint((q & 1u) ? c : s) ^ ((q & 2u) << 30));
-  if (Wide && __builtin_expect(!(fabsf(x) < 131072.f), 0)) return Cos ? cosf(x) : sinf(x);
-  return v;
+  return __uint_as_float(__float_as_uint((q & 1u) ? c : s) ^ ((q & 2u) << 30));
 }
 }  // namespace short16
 
@@ -209,15 +208,22 @@ struct Sqrt {
   }
 };
 struct Rsqrt { __device__ float operator()(float x) const { return rsqrtf(x); } };
-// Short16: the result is stored in fp16 / bf16; Bf16: so is the input, whose finite values reach past 2^17.
-template <bool Short16, bool Bf16>
-struct Sin {
-  __device__ float operator()(float x) const { return Short16 ? short16::sincos<false, Bf16>(x) : sinf(x); }
+// Short16: the result is stored in fp16 / bf16; Bf16: so is the input, whose finite values reach past
+// short16::sincos's range: there the map engine tests a packet's elements together (engine.cuh, guarded_of).
+template <bool Short16, bool Bf16, bool IsCos>
+struct SinCos {
+  static constexpr bool kGuarded = Short16 && Bf16;
+  __device__ bool in_fast(float x) const { return short16::sincos_in_range(x); }
+  __device__ float fast(float x) const { return short16::sincos<IsCos>(x); }
+  __device__ float operator()(float x) const {
+    if (Short16 && (!Bf16 || in_fast(x))) return fast(x);
+    return IsCos ? cosf(x) : sinf(x);
+  }
 };
 template <bool Short16, bool Bf16>
-struct Cos {
-  __device__ float operator()(float x) const { return Short16 ? short16::sincos<true, Bf16>(x) : cosf(x); }
-};
+using Sin = SinCos<Short16, Bf16, false>;
+template <bool Short16, bool Bf16>
+using Cos = SinCos<Short16, Bf16, true>;
 
 // --- with a scalar ------------------------------------------------------------------------------------
 struct AddScalar { float s; __device__ float operator()(float x) const { return x + s; } };

@@ -81,7 +81,7 @@ struct Format {
   const char* name;
   int mant;     // stored fraction bits
   int min_exp;  // exponent of the smallest normal
-  bool wide;    // finite values past the fast range: sincos<Cos, Wide = true>, which takes sinf / cosf there
+  bool wide;    // finite values past the fast range (bf16): ops::Sin / Cos take sinf / cosf there
   double value(uint16_t b) const {
     const int ebits = 15 - mant, bias = (1 << (ebits - 1)) - 1;
     const int s = b >> 15, e = (b >> mant) & ((1 << ebits) - 1), m = b & ((1 << mant) - 1);
