@@ -112,6 +112,12 @@ __device__ __forceinline__ float lg2(float x) {
   asm("lg2.approx.f32 %0, %1;" : "=f"(r) : "f"(x));
   return r;
 }
+// 1 / sqrt(x), MUFU.RSQ (rel. error 2^-22.9, as rsqrtf; subnormal x flushed to 0: for normal x).
+__device__ __forceinline__ float rsq(float x) {
+  float r;
+  asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
 // 1 / x, MUFU.RCP (rel. error ~2^-23; inf -> 0; |x| >= 2^126 or subnormal flush: for x away from both).
 __device__ __forceinline__ float rcp(float x) {
   float r;

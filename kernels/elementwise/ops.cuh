@@ -196,11 +196,11 @@ struct Log {
 // sqrt as x * rsqrt(x) refined by one Newton step (error under one ulp, equal to the IEEE sqrt on
 // nearly every input): the IEEE sqrtf's out-of-line slow path cost 11-14% of bandwidth at large fp32
 // sizes on H100 (0.86-0.89x LibTorch with the best unroll).
-__device__ __forceinline__ float sqrt_newton(float x) {  // x finite and non-zero (negative: NaN)
-  const float r = rsqrtf(x);
+__device__ __forceinline__ float sqrt_step(float x, float r) {  // r ~ 1 / sqrt(x), within rsqrt's 2^-22.9
   const float y = x * r;
   return fmaf(fmaf(-y, y, x), 0.5f * r, y);
 }
+__device__ __forceinline__ float sqrt_newton(float x) { return sqrt_step(x, rsqrtf(x)); }  // x finite, non-zero
 struct Sqrt {
   __device__ float operator()(float x) const {
     // ±0 -> ±0, inf -> inf; negatives and NaN stay NaN
@@ -228,40 +228,48 @@ using Cos = SinCos<Short16, Bf16, true>;
 // --- with a scalar ------------------------------------------------------------------------------------
 struct AddScalar { float s; __device__ float operator()(float x) const { return x + s; } };
 struct MulScalar { float s; __device__ float operator()(float x) const { return x * s; } };
-// pow_scalar in fp32: an exponent s = k / 2 with 1 <= |k| <= 4 (+-0.5, +-1, +-1.5, +-2) is evaluated by
-// products and a square root (LibTorch's CPU pow kernel, PowKernel.cpp, specializes 2, 3, -2, 0.5, -0.5 and
-// -1; 3 stays on powf here, 1.5 and -1.5 are added): powf costs 60-120 instructions an element, which held
-// x ** 1.5 in fp32 at 81-85% of the copy roof on H100, both sides (full report at 8701c5e: 4096^2 53.2 us
-// against a 43.6 us roof). Error, for |x| in [2^-30, 2^30] (every intermediate and result a normal fp32
-// number), with u = 2^-24 the unit roundoff: sqrt_newton is under one ulp, a relative error under 2u; x * x
-// rounds once (u), x * sqrt(x) under 3u, 1 / p adds u. So the result is within 4u = 2^-22 of x^s relatively
-// (at most 4 ulp, nearer 2 in most binades), which tests/gpu/test_short_math.cpp checks against pow in double
-// on every exponent of the fast path. Every other x (zero, subnormal, huge, inf, NaN, and negative x with a
-// half-integer exponent) and every other exponent take powf, so the special cases are powf's.
-__device__ __forceinline__ float pow_half_steps(float x, int k, float s) {
-  const float a = fabsf(x);
-  if (!(a >= 0x1p-30f && a <= 0x1p30f) || ((k & 1) && x < 0.f)) return powf(x, s);
-  const int m = k < 0 ? -k : k;
-  float p;
-  if (m == 1) p = sqrt_newton(x);
-  else if (m == 2) p = x;
-  else if (m == 3) p = x * sqrt_newton(x);
-  else p = x * x;
-  return k < 0 ? 1.f / p : p;
+// pow_scalar with an exponent s = K / 2, 1 <= |K| <= 4 (+-0.5, +-1, +-1.5, +-2), in every dtype: products and a
+// square root (LibTorch's CPU pow kernel, PowKernel.cpp, specializes 2, 3, -2, 0.5, -0.5 and -1; 3 stays on the
+// general path here, 1.5 and -1.5 are added). Error, for |x| in [2^-30, 2^30] (every intermediate and result a
+// normal fp32 number), with u = 2^-24 the unit roundoff: sqrt_step is under one ulp, a relative error under 2u;
+// x * x rounds once (u), x * sqrt(x) under 3u, 1 / p adds u. So the result is within 4u = 2^-22 of x^s relatively
+// (at most 4 ulp of fp32, nearer 2 in most binades; far inside one ulp of a 16-bit result), which
+// tests/gpu/test_short_math.cpp checks against pow in double on every K, in fp32 on a sample of every binade and in
+// fp16 and bf16 on every input. Every other x (zero, subnormal, huge, inf, NaN, and negative x with an odd K)
+// takes powf, so the special cases are powf's. K is a template argument (unary.cu dispatches on the exponent) and
+// the range test is the packet's (kGuarded, engine.cuh): with K a runtime value every element tested it and
+// branched on it, ~35 instructions an element in the bf16 kernel against ~27 for short16::pow (sm_90a SASS).
+// powf costs 60-120 instructions an element, which held x ** 1.5 in fp32 at 81-85% of the copy roof on H100,
+// both sides (full report at 8701c5e: 4096^2 53.2 us against a 43.6 us roof); short16::pow held bf16 at 68-73% on
+// the H200 (thirty-ninth round).
+template <int K>
+struct PowHalfSteps {
+  static_assert(K != 0 && K >= -4 && K <= 4, "an exponent K / 2 with 1 <= |K| <= 4");
+  static constexpr bool kGuarded = true;
+  float s;  // K / 2, for powf
+  // |x| in [2^-30, 2^30] (and x > 0 for odd K) as one unsigned compare of the bits: a negative x (sign bit kept for
+  // odd K), NaN and inf fall outside. 2^-30 and 2^30 are 0x30800000 and 0x4e800000.
+  __device__ bool in_fast(float x) const {
+    const uint32_t b = __float_as_uint(x) & ((K & 1) ? 0xffffffffu : 0x7fffffffu);
+    return b - 0x30800000u <= 0x4e800000u - 0x30800000u;
+  }
+  __device__ float fast(float x) const {
+    constexpr int m = K < 0 ? -K : K;
+    // x is normal here, so MUFU.RSQ needs none of rsqrtf's scaling of subnormal inputs (4 instructions an element)
+    const float p = m == 1 ? sqrt_step(x, rsq(x)) : m == 2 ? x : m == 3 ? x * sqrt_step(x, rsq(x)) : x * x;
+    return K < 0 ? 1.f / p : p;
+  }
+  __device__ float operator()(float x) const { return in_fast(x) ? fast(x) : powf(x, s); }
+};
+// K when s = K / 2 with 1 <= |K| <= 4 (PowHalfSteps), else 0.
+inline int half_steps_of(float s) {
+  const float k = 2.f * s;
+  return k == std::nearbyint(k) && std::fabs(k) >= 1.f && std::fabs(k) <= 4.f ? int(k) : 0;
 }
 template <bool Short16>
-struct PowScalar {
+struct PowScalar {  // every other exponent
   float s;
-  int half_steps;  // k when s == k / 2 with 1 <= |k| <= 4 (fp32 results only), else 0: see pow_half_steps
-  static PowScalar of(float s) {
-    const float k = 2.f * s;
-    const bool fast = !Short16 && k == std::nearbyint(k) && std::fabs(k) >= 1.f && std::fabs(k) <= 4.f;
-    return {s, fast ? int(k) : 0};
-  }
-  __device__ float operator()(float x) const {
-    if (Short16) return short16::pow(x, s);
-    return half_steps != 0 ? pow_half_steps(x, half_steps, s) : powf(x, s);
-  }
+  __device__ float operator()(float x) const { return Short16 ? short16::pow(x, s) : powf(x, s); }
 };
 
 // --- activations ------------------------------------------------------------------------------------

@@ -21,6 +21,22 @@ void run(F f, const void* x, void* y, int64_t n, cudaStream_t s) {
                      s);
 }
 
+// x ** c: a half-integer c from -2 to 2 by products and a square root, one kernel each (ops::PowHalfSteps).
+template <class T>
+void pow_scalar(float c, const void* x, void* y, int64_t n, cudaStream_t s) {
+  switch (ops::half_steps_of(c)) {
+    case -4: return run<T>(ops::PowHalfSteps<-4>{c}, x, y, n, s);
+    case -3: return run<T>(ops::PowHalfSteps<-3>{c}, x, y, n, s);
+    case -2: return run<T>(ops::PowHalfSteps<-2>{c}, x, y, n, s);
+    case -1: return run<T>(ops::PowHalfSteps<-1>{c}, x, y, n, s);
+    case 1: return run<T>(ops::PowHalfSteps<1>{c}, x, y, n, s);
+    case 2: return run<T>(ops::PowHalfSteps<2>{c}, x, y, n, s);
+    case 3: return run<T>(ops::PowHalfSteps<3>{c}, x, y, n, s);
+    case 4: return run<T>(ops::PowHalfSteps<4>{c}, x, y, n, s);
+    default: return run<T>(ops::PowScalar<sizeof(T) == 2>{c}, x, y, n, s);
+  }
+}
+
 template <class T>
 void dispatch(UnaryOp op, const void* x, void* y, int64_t n, float c, cudaStream_t s) {
   constexpr bool kShort16 = sizeof(T) == 2;  // an fp16 / bf16 result: ops.cuh's short16 evaluations
@@ -36,7 +52,7 @@ void dispatch(UnaryOp op, const void* x, void* y, int64_t n, float c, cudaStream
     case UnaryOp::cos: return run<T>(ops::Cos<kShort16, kBf16>{}, x, y, n, s);
     case UnaryOp::add_scalar: return run<T>(ops::AddScalar{c}, x, y, n, s);
     case UnaryOp::mul_scalar: return run<T>(ops::MulScalar{c}, x, y, n, s);
-    case UnaryOp::pow_scalar: return run<T>(ops::PowScalar<kShort16>::of(c), x, y, n, s);
+    case UnaryOp::pow_scalar: return pow_scalar<T>(c, x, y, n, s);
     case UnaryOp::relu: return run<T>(ops::Relu{}, x, y, n, s);
     case UnaryOp::leaky_relu: return run<T>(ops::LeakyRelu{c}, x, y, n, s);
     case UnaryOp::sigmoid: return run<T>(ops::Sigmoid<kShort16>{}, x, y, n, s);

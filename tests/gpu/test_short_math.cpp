@@ -106,10 +106,12 @@ int expect_within_one_ulp(DType dt, const Bits& x, const Bits& y, const std::fun
 
 class ShortMath : public opbench::testing_gpu::SkipWithoutGpu<testing::TestWithParam<DType>> {};
 
+// Every half-integer exponent +-0.5 .. +-2 takes ops::PowHalfSteps (products and a square root), the others
+// short16::pow.
 TEST_P(ShortMath, PowScalarOnEveryInput) {
   const DType dt = GetParam();
   const Bits x = all_patterns();
-  for (float s : {1.5f, 2.f, 3.f, 0.5f, -0.5f, -1.f, -2.3f, 7.1f, 0.f, 100.f, -37.f, 1e-3f,
+  for (float s : {1.5f, 2.f, 3.f, 0.5f, -0.5f, -1.f, -1.5f, -2.f, 1.f, -2.3f, 7.1f, 0.f, 100.f, -37.f, 1e-3f,
                   std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()}) {
     const Bits y = run(x, {}, [&](const void* a, const void*, void* out, int64_t n) {
       fw::unary(fw::UnaryOp::pow_scalar, dt, a, out, n, s, nullptr);
@@ -206,7 +208,7 @@ TEST_P(ShortMath, GeluOnEveryInput) {  // x Phi(x), Phi(x) = erfc(-x / sqrt 2) /
                               [](double v) { return v * 0.5 * std::erfc(-v * 0.70710678118654752440); });
 }
 
-// pow_scalar in fp32 on the exponents it evaluates by products and a square root (ops.cuh, pow_half_steps):
+// pow_scalar in fp32 on the exponents it evaluates by products and a square root (ops.cuh, PowHalfSteps):
 // within the derived 2^-22 relative error of pow in double for |x| in [2^-30, 2^30], and on every other x
 // (powf's inputs there: zeros, subnormals, huge values, infinities, NaN, negative x) the special values
 // exactly (NaN, signed zero, signed infinity) and finite results within 4 ulp. The inputs: one fp32 bit
