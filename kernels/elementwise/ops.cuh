@@ -33,12 +33,21 @@ namespace fw::ops {
 // test_short_math.cpp checks every 16-bit x against the correctly rounded value). Other x (zero,
 // negative, subnormal in fp32, inf, NaN) and non-finite y take powf, so the special cases are powf's.
 //
-// softplus(x) = log1p(e^x) for x <= 20: u = e^x = exp2f(x log2(e)) (relative error |x| 2^-24 from the
-// product's rounding, plus 2^-22: <= 6.5e-6 for the x where the result is not 0 in bf16, x > -93), then
-// log1p(u) = ln(w) + (u - (w - 1)) / w with w = 1 + u rounded: ln(w) = ln2 log2_pos(w) to 1.3e-6, and the
-// second term restores what the rounding of w dropped (all of u when u < 2^-24, so log1p(u) = u there).
-// Since d log1p(u) / log1p(u) <= du / u, the result is off by at most ~8e-6 relatively: within one ulp of
-// the correctly rounded 16-bit value, as for pow.
+// softplus(x) = max(x, 0) + log1p(t), t = e^-|x| in (0, 1] (the same function, with nothing to cancel): t = ex2(32 -
+// |x| log2(e)) 2^-32, the exponent shifted by 32 as in gelu so that MUFU.EX2 (which flushes results below 2^-126) keeps
+// the subnormal t that a bf16 result holds down to x = -92; relative error ln2 (2^-18 for the FMA's rounding of an
+// exponent under 128 in magnitude, plus |x| 2^-25 for log2(e)'s, at most 3.3e-6) + 2^-22: under 6e-6. log1p(t) = ln2
+// lg2(1 + t) for t >= 2^-4: 1 + t rounds by 2^-24, lg2 is within 2^-22 absolutely on [1, 2], so within 2.4e-7
+// absolutely, 3.8e-6 relatively at t = 2^-4 (log1p(t) >= 0.06) and less above; for t < 2^-4 the series t (1 - t/2 +
+// t^2/3 - t^3/4), whose truncation is under t^4 / 5 <= 3.1e-6 relatively. With the final sum (2^-24) the result is
+// within 1e-5 relatively: under a twentieth of fp16's half-ulp (2^-12), so within one ulp of the correctly rounded
+// value. For x > 20 the sum is x + log1p(t) with t < 2.1e-9 below half an ulp of x, so it is x exactly, as torch's
+// threshold gives. NaN stays NaN (t is NaN, and max(NaN, 0) + NaN), inf -> inf, -inf -> 0. 1 + t is in [1, 2], so
+// lg2_normal (no subnormal scaling) serves. scripts/gen/short16_emulate.cpp emulates this with ex2 and lg2 replaced by
+// exact values moved by their bounds both ways, over every 16-bit input: none more than one ulp off; the fp32 value
+// before rounding at most 0.008 ulp of fp16 and 0.001 of bf16 away. The bf16 map kernel (8 elements a thread) has 488
+// instructions (sm_90a SASS) where log2_pos (an I2FP among them), exp2f and the 1 + u correction made 792; sigmoid's
+// has 376, gelu_tanh's 472. In bf16 softplus ran at 70-77% of the copy roof on the H200 (thirty-ninth round).
 //
 // gelu(x) = x Phi(x). erff picks one of two coefficient sets per element (seven selects), runs the
 // polynomial, and for |x| > 1.42 an ex2 and a fix-up: in bf16, gelu was compute-bound at 91.7% of the copy
@@ -76,11 +85,11 @@ __device__ __forceinline__ float pow(float x, float y) {
   if (x >= FLT_MIN && x <= FLT_MAX && fabsf(y) <= FLT_MAX) return exp2f(y * log2_pos(x));
   return powf(x, y);
 }
-__device__ __forceinline__ float softplus(float x) {  // threshold 20, as below
-  if (x > 20.f || x != x) return x;
-  const float u = exp2f(x * 1.44269504f);
-  const float w = 1.f + u;
-  return fmaf(0.69314718f, log2_pos(w), __fdividef(u - (w - 1.f), w));
+__device__ __forceinline__ float softplus(float x) {  // threshold 20 (torch's), as derived above
+  const float t = ex2(fmaf(fabsf(x), -1.44269504f, 32.f)) * 0x1p-32f;
+  const float series = t * fmaf(fmaf(fmaf(-0.25f, t, 0.333333343f), t, -0.5f), t, 1.f);
+  const float l = t < 0x1p-4f ? series : 0.693147181f * lg2_normal(1.f + t);
+  return fmaxf(x, 0.f) + l;
 }
 __device__ __forceinline__ float gelu(float x) {
   const float t = fabsf(x);
@@ -148,8 +157,8 @@ __device__ __forceinline__ float gelu_tanh(float x) {
 // bits, so both are multiples of 2^-23, and |x - j P1| < 2), then + j P2 with P2 = fl(pi/2 - P1), rounded once and off
 // by |j| |pi/2 - P1 - P2| <= 83443 * 1.7e-15 = 1.4e-10. The smallest |r| with j != 0 over the 16-bit inputs is 1.5e-5
 // (fp16) and 4.8e-4 (bf16), so r is within 1e-5 relatively. |x c - x 2/pi| <= 2^17 * 2.6e-8 keeps |r| <= pi/4 + 5.4e-3,
-// on which the polynomials were fitted (scripts/gen/short16_sincos.cpp, relative error towards minimax): sin r = r (1 +
-// u (S1 + u S2)) within 2.1e-6 and cos r = 1 + u (C1 + u C2) within 1.9e-5, u = r^2, each evaluation adding a few
+// on which the polynomials were fitted (scripts/gen/short16_emulate.cpp, relative error towards minimax): sin r = r (1
+// + u (S1 + u S2)) within 2.1e-6 and cos r = 1 + u (C1 + u C2) within 1.9e-5, u = r^2, each evaluation adding a few
 // 2^-24. j mod 4 gives the sign and which of the two is taken. In all under 3.5e-5 relatively: below a seventh of the
 // half-ulp of fp16 (2^-12) and bf16 (2^-9), so the stored result is within one ulp of the correctly rounded value. The
 // same tool emulates this code exactly over every finite 16-bit input: the fp32 value before its rounding is at most

@@ -1,8 +1,11 @@
-// Developer tool for ops.cuh's short16::sincos: fits its polynomials and checks the whole evaluation, emulated
-// exactly on the host, over every fp16 and bf16 input against sin and cos in double, rounded once (inf and NaN: NaN).
-//   g++ -O2 -std=c++17 -ffp-contract=off -o /tmp/short16_sincos scripts/gen/short16_sincos.cpp && /tmp/short16_sincos
+// Developer tool for ops.cuh's short16 evaluations, each checked on the host over every fp16 and bf16 input against
+// the function in double, rounded once (the device: tests/gpu/test_short_math.cpp):
+// - sincos: fits its polynomials, then emulates the evaluation exactly (inf and NaN: NaN);
+// - softplus: emulated with MUFU.EX2 and MUFU.LG2 replaced by exact values moved by their documented bounds, both ways.
+//   g++ -O2 -std=c++17 -ffp-contract=off -o /tmp/short16_emulate scripts/gen/short16_emulate.cpp && /tmp/short16_emulate
 // -ffp-contract=off keeps each float operation rounded as written: the device code's fmaf, products and sums are
-// IEEE operations rounded to nearest, so the emulation gives the device's bits (test_short_math checks the device).
+// IEEE operations rounded to nearest, so what is not a MUFU instruction gives the device's bits. Exit 1 if any result
+// is more than one ulp from the correctly rounded value.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -109,6 +112,16 @@ struct Format {
     return at(hi);
   }
 };
+// ops.cuh's short16::softplus, line for line, with ex2 and lg2 moved by their bounds: ex2 relatively by e2 2^-22
+// (results below 2^-126 flushed), lg2 absolutely by l2 2^-22 (types.cuh).
+float short_softplus(float x, int e2, int l2) {
+  const double e = std::exp2(double(std::fmaf(std::fabs(x), -1.44269504f, 32.f)));
+  const float t = float(e < 0x1p-126 ? 0.0 : e * (1 + e2 * 0x1p-22)) * 0x1p-32f;
+  const float series = t * std::fmaf(std::fmaf(std::fmaf(-0.25f, t, 0.333333343f), t, -0.5f), t, 1.f);
+  const float lg = float(std::log2(double(1.f + t)) + l2 * 0x1p-22);
+  const float l = t < 0x1p-4f ? series : 0.693147181f * lg;
+  return std::fmax(x, 0.f) + l;
+}
 int ordered(uint16_t b) { return (b & 0x8000) ? -int(b & 0x7fff) : int(b & 0x7fff); }
 }  // namespace
 
@@ -161,5 +174,33 @@ int main() {
                   "value (x = %.9g); smallest |r| with j != 0: %.3g\n",
                   f.name, cos_ ? "cos" : "sin", bad, one, worst, f.name, worst_x, rmin);
     }
+  for (const Format& f : formats) {
+    int bad = 0, one = 0;
+    double worst = 0, worst_x = 0;
+    for (int i = 0; i < 65536; ++i) {
+      const double xd = f.value(uint16_t(i));
+      const float x = float(xd);
+      const double ref = std::isnan(xd) ? NAN : xd > 20 ? xd : std::log1p(std::exp(xd));  // torch: x > 20 -> x
+      for (int e2 : {-1, 1})
+        for (int l2 : {-1, 1}) {
+          const float y = short_softplus(x, e2, l2);
+          bool ok;
+          if (std::isnan(ref) || std::isinf(ref)) {
+            ok = std::isnan(ref) ? std::isnan(y) : y == ref;
+          } else {
+            const int d = std::abs(ordered(f.round(ref)) - ordered(f.round(y)));
+            ok = d <= 1;
+            one += d == 1;
+            const double e = std::fabs(double(y) - ref) / f.ulp(ref);
+            if (e > worst) worst = e, worst_x = x;
+          }
+          if (!ok && ++bad <= 3) std::printf("  %s softplus x = %.9g: %.9g, exact %.9g\n", f.name, x, y, ref);
+        }
+    }
+    bad_total += bad;
+    std::printf("%s softplus (each input with ex2 and lg2 off by their bounds both ways): %d off by more than one "
+                "ulp, %d by one; fp32 result at most %.4f ulp of %s from the exact value (x = %.9g)\n",
+                f.name, bad, one, worst, f.name, worst_x);
+  }
   return bad_total ? 1 : 0;
 }
