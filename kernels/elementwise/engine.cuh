@@ -63,9 +63,10 @@ struct packets16_of<F, std::void_t<decltype(F::kPackets16)>> {
 
 // A functor may have a short evaluation that holds on part of its inputs (F::kGuarded): F::fast(x) where
 // F::in_fast(x), operator() on every input. The map kernel then tests a packet's elements together and evaluates
-// the whole packet with operator() only when one of them is outside; a test and branch per element cost 4-7
-// instructions there (sm_90a SASS of bf16 sin: BSSY, FSETP, BRA, BSYNC, and the constants the branch makes it
-// load again), a packet's test one predicate operation an element and one branch.
+// the whole packet with operator() only when one of them is outside. A test and branch per element cost 4-7
+// instructions (sm_90a SASS: BSSY, FSETP, BRA, BSYNC, and the constants the branch makes it load again), a packet's
+// test one predicate operation an element and one branch. pow_scalar's half steps use it (ops.cuh, PowHalfSteps);
+// bf16 sin and cos do not: measured on the H200, they ran 1-2% slower with it (notes/performance.md, fortieth round).
 template <class F, class = void>
 struct guarded_of {
   static constexpr bool value = false;

@@ -164,9 +164,8 @@ __device__ __forceinline__ float gelu_tanh(float x) {
 // same tool emulates this code exactly over every finite 16-bit input: the fp32 value before its rounding is at most
 // 0.027 ulp of fp16 and 0.0033 ulp of bf16 from the exact one. sin(-0) = -0; tiny x (j = 0, r = x) give x and 1. sm_90a
 // SASS of the map kernels (8 elements a thread): fp16 504 instructions, against 1472 with sinf, whose fast path takes
-// ~27 an element (two of them F2I and I2F); bf16 straight-line on the fast path, ~17 an element with the packet's range
-// test; in bf16 sin and cos ran at 70-75% of the copy roof on the H200, LibTorch's too (notes/performance.md,
-// thirty-ninth round).
+// ~27 an element (two of them F2I and I2F). On the H200 they took bf16 sin and cos from 70-75% of the copy roof
+// (sinf / cosf, LibTorch's too) to 83-88%, fp16 from 72-78% to 94-96% (notes/performance.md, fortieth round).
 __device__ __forceinline__ bool sincos_in_range(float x) { return fabsf(x) < 131072.f; }
 template <bool Cos>
 __device__ __forceinline__ float sincos(float x) {
@@ -218,15 +217,15 @@ struct Sqrt {
 };
 struct Rsqrt { __device__ float operator()(float x) const { return rsqrtf(x); } };
 // Short16: the result is stored in fp16 / bf16; Bf16: so is the input, whose finite values reach past
-// short16::sincos's range: there the map engine tests a packet's elements together (engine.cuh, guarded_of).
+// short16::sincos's range, tested per element. The map engine's per-packet test (kGuarded) was measured here and not
+// kept: bf16 sin and cos ran 1-2% slower with it on the H200 (notes/performance.md, fortieth round).
 template <bool Short16, bool Bf16, bool IsCos>
 struct SinCos {
-  static constexpr bool kGuarded = Short16 && Bf16;
-  __device__ bool in_fast(float x) const { return short16::sincos_in_range(x); }
-  __device__ float fast(float x) const { return short16::sincos<IsCos>(x); }
   __device__ float operator()(float x) const {
-    if (Short16 && (!Bf16 || in_fast(x))) return fast(x);
-    return IsCos ? cosf(x) : sinf(x);
+    if (!Short16) return IsCos ? cosf(x) : sinf(x);
+    const float v = short16::sincos<IsCos>(x);
+    if (Bf16 && __builtin_expect(!short16::sincos_in_range(x), 0)) return IsCos ? cosf(x) : sinf(x);
+    return v;
   }
 };
 template <bool Short16, bool Bf16>
