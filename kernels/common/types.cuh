@@ -99,37 +99,25 @@ inline void dispatch_float(DType dt, F&& f) {
 }
 
 constexpr float kLog2e = 1.4426950408889634f;
+// One MUFU instruction on an fp32 value: FW_MUFU(name, "ptx") defines float name(float) as that instruction.
+#define FW_MUFU(name, ptx)                          \
+  __device__ __forceinline__ float name(float x) {  \
+    float r;                                        \
+    asm(ptx " %0, %1;" : "=f"(r) : "f"(x));         \
+    return r;                                       \
+  }
 // 2^x, MUFU.EX2 (rel. error ~2^-22; -inf -> 0; results below 2^-126 flush to 0).
-__device__ __forceinline__ float ex2(float x) {
-  float r;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
-  return r;
-}
+FW_MUFU(ex2, "ex2.approx.ftz.f32")
 // log2(x), MUFU.LG2 with subnormal inputs scaled first (not .ftz): absolute error at most 2^-22 for x in [0.5, 2],
 // 2 ulp elsewhere (the CUDA Math API's bound for __log2f); 0 -> -inf, negative -> NaN, inf -> inf.
-__device__ __forceinline__ float lg2(float x) {
-  float r;
-  asm("lg2.approx.f32 %0, %1;" : "=f"(r) : "f"(x));
-  return r;
-}
+FW_MUFU(lg2, "lg2.approx.f32")
 // log2(x) for normal x: MUFU.LG2 as it is (.ftz: none of lg2()'s scaling of subnormal inputs, 3 instructions), with
 // lg2()'s error bound.
-__device__ __forceinline__ float lg2_normal(float x) {
-  float r;
-  asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
-  return r;
-}
+FW_MUFU(lg2_normal, "lg2.approx.ftz.f32")
 // 1 / sqrt(x), MUFU.RSQ (rel. error 2^-22.9, as rsqrtf; subnormal x flushed to 0: for normal x).
-__device__ __forceinline__ float rsq(float x) {
-  float r;
-  asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
-  return r;
-}
+FW_MUFU(rsq, "rsqrt.approx.ftz.f32")
 // 1 / x, MUFU.RCP (rel. error ~2^-23; inf -> 0; |x| >= 2^126 or subnormal flush: for x away from both).
-__device__ __forceinline__ float rcp(float x) {
-  float r;
-  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
-  return r;
-}
+FW_MUFU(rcp, "rcp.approx.ftz.f32")
+#undef FW_MUFU
 
 }  // namespace fw

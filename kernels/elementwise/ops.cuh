@@ -47,7 +47,8 @@ namespace fw::ops {
 // exact values moved by their bounds both ways, over every 16-bit input: none more than one ulp off; the fp32 value
 // before rounding at most 0.008 ulp of fp16 and 0.001 of bf16 away. The bf16 map kernel (8 elements a thread) has 488
 // instructions (sm_90a SASS) where log2_pos (an I2FP among them), exp2f and the 1 + u correction made 792; sigmoid's
-// has 376, gelu_tanh's 472. In bf16 softplus ran at 70-77% of the copy roof on the H200 (thirty-ninth round).
+// has 376, gelu_tanh's 472. On the H200 it took bf16 and fp16 softplus from 71-80% of the copy roof to 99-102%
+// (notes/performance.md, fortieth round).
 //
 // gelu(x) = x Phi(x). erff picks one of two coefficient sets per element (seven selects), runs the
 // polynomial, and for |x| > 1.42 an ex2 and a fix-up: in bf16, gelu was compute-bound at 91.7% of the copy
@@ -85,8 +86,11 @@ __device__ __forceinline__ float pow(float x, float y) {
   if (x >= FLT_MIN && x <= FLT_MAX && fabsf(y) <= FLT_MAX) return exp2f(y * log2_pos(x));
   return powf(x, y);
 }
+// 2^32 e^-|z|: MUFU.EX2 of an exponent shifted by 32 (e^-|z| is this times 2^-32, with its bits down to the subnormals
+// a 16-bit result holds; EX2 flushes results below 2^-126). Its error is derived at softplus above and at Logistic.
+__device__ __forceinline__ float exp_neg_abs_2p32(float z) { return ex2(fmaf(fabsf(z), -1.44269504f, 32.f)); }
 __device__ __forceinline__ float softplus(float x) {  // threshold 20 (torch's), as derived above
-  const float t = ex2(fmaf(fabsf(x), -1.44269504f, 32.f)) * 0x1p-32f;
+  const float t = exp_neg_abs_2p32(x) * 0x1p-32f;
   const float series = t * fmaf(fmaf(fmaf(-0.25f, t, 0.333333343f), t, -0.5f), t, 1.f);
   const float l = t < 0x1p-4f ? series : 0.693147181f * lg2_normal(1.f + t);
   return fmaxf(x, 0.f) + l;
@@ -130,7 +134,7 @@ __device__ __forceinline__ float log(float x) { return x == 1.f ? 0.f : 0.693147
 struct Logistic {
   float t, q;
   __device__ __forceinline__ explicit Logistic(float z) {
-    t = ex2(fmaf(fabsf(z), -1.44269504f, 32.f));
+    t = exp_neg_abs_2p32(z);
     q = rcp(fmaf(t, 0x1p-32f, 1.f));
   }
   // y sigma(z): the product's roundings add 2^-24 each; y t stays normal (|y| >= 2^-133 for a non-zero 16-bit y)
@@ -249,7 +253,8 @@ struct MulScalar { float s; __device__ float operator()(float x) const { return 
 // branched on it, ~35 instructions an element in the bf16 kernel against ~27 for short16::pow (sm_90a SASS).
 // powf costs 60-120 instructions an element, which held x ** 1.5 in fp32 at 81-85% of the copy roof on H100,
 // both sides (full report at 8701c5e: 4096^2 53.2 us against a 43.6 us roof); short16::pow held bf16 at 68-73% on
-// the H200 (thirty-ninth round).
+// the H200 (thirty-ninth round). With these kernels (H200, fortieth round): bf16 at 99-100% of the roof, fp16 93-97%,
+// fp32 100-104%.
 template <int K>
 struct PowHalfSteps {
   static_assert(K != 0 && K >= -4 && K <= 4, "an exponent K / 2 with 1 <= |K| <= 4");

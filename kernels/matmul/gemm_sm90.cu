@@ -176,57 +176,57 @@ __device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
 __device__ __forceinline__ void mbar_expect_tx(uint32_t bar, uint32_t bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
 }
+// The memory ordering of an mbarrier wait (its acquire) and of an arrive on another CTA's barrier (its release):
+// the instructions' defaults (.cta), or cluster scope for a K-pair's exchange (mbar_arrive_cluster says which is
+// used where). SEM below is the instruction's qualifier, "" or ".acquire.cluster" / ".release.cluster".
+enum class MbarOrder { cta, cluster };
+#define FW_MBAR_TRY_WAIT(SEM)                                          \
+  asm volatile(                                                        \
+      "{\n.reg .pred p;\n"                                             \
+      "mbarrier.try_wait.parity" SEM ".shared::cta.b64 p, [%1], %2;\n" \
+      "selp.u32 %0, 1, 0, p;\n}\n"                                     \
+      : "=r"(done)                                                     \
+      : "r"(bar), "r"(parity)                                          \
+      : "memory")
+template <MbarOrder O = MbarOrder::cta>
 __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
   uint32_t done = 0;
   do {
-    asm volatile(
-        "{\n.reg .pred p;\n"
-        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-        "selp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(bar), "r"(parity)
-        : "memory");
+    if constexpr (O == MbarOrder::cluster)
+      FW_MBAR_TRY_WAIT(".acquire.cluster");
+    else
+      FW_MBAR_TRY_WAIT("");
   } while (!done);
 }
+#undef FW_MBAR_TRY_WAIT
 __device__ __forceinline__ void mbar_arrive(uint32_t bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
 }
-// Arrive on the barrier at the same shared-memory offset in CTA `cta` of the cluster, with the arrive's default
-// (.release.cta) semantics, as CUTLASS's ClusterBarrier::arrive: the reads of the stage it releases (wgmma's)
-// have completed at wgmma.wait_group before it, so no cluster-scope release has anything left to order.
-// With .release.cluster every k-block of a pair waited for it: bf16 4096x896x4864 in 128x256 pairs took 81.2-81.3
-// us, 52.7-52.8 without (unpaired 51.4-51.6), 4096^3 265.3-266.7 against 175.8-175.9 (174.0) (bench_ops, H100).
+// Arrive on the barrier at the same shared-memory offset in CTA `cta` of the cluster.
+// MbarOrder::cta, a stage's release: the arrive's default (.release.cta) semantics, as CUTLASS's
+// ClusterBarrier::arrive: the reads of the stage it releases (wgmma's) have completed at wgmma.wait_group before it, so
+// no cluster-scope release has anything left to order. With .release.cluster every k-block of a pair waited for it:
+// bf16 4096x896x4864 in 128x256 pairs took 81.2-81.3 us, 52.7-52.8 without (unpaired 51.4-51.6), 4096^3 265.3-266.7
+// against 175.8-175.9 (174.0) (bench_ops, H100).
+// MbarOrder::cluster, a K-pair's exchange (TileCfg::KSPLIT): the second CTA's stores into the first's shared memory
+// are ordered before its arrive by .release.cluster, and the first CTA's wait (mbar_wait<MbarOrder::cluster>)
+// acquires at cluster scope before it reads them; its arrive back orders those reads before the second CTA's next
+// stores.
+#define FW_MBAR_ARRIVE_REMOTE(SEM)                                           \
+  asm volatile(                                                              \
+      "{\n.reg .b32 ra;\n"                                                   \
+      "mapa.shared::cluster.u32 ra, %0, %1;\n"                               \
+      "mbarrier.arrive" SEM ".shared::cluster.b64 _, [ra];\n}\n" ::"r"(bar), \
+      "r"(cta)                                                               \
+      : "memory")
+template <MbarOrder O = MbarOrder::cta>
 __device__ __forceinline__ void mbar_arrive_cluster(uint32_t bar, uint32_t cta) {
-  asm volatile(
-      "{\n.reg .b32 ra;\n"
-      "mapa.shared::cluster.u32 ra, %0, %1;\n"
-      "mbarrier.arrive.shared::cluster.b64 _, [ra];\n}\n" ::"r"(bar),
-      "r"(cta)
-      : "memory");
+  if constexpr (O == MbarOrder::cluster)
+    FW_MBAR_ARRIVE_REMOTE(".release.cluster");
+  else
+    FW_MBAR_ARRIVE_REMOTE("");
 }
-// A K-pair's exchange (TileCfg::KSPLIT): the second CTA's stores into the first's shared memory are ordered before
-// its arrive by .release.cluster, and the first CTA's wait acquires at cluster scope before it reads them; its
-// arrive back (.release.cluster) orders those reads before the second CTA's next stores.
-__device__ __forceinline__ void mbar_arrive_release_cluster(uint32_t bar, uint32_t cta) {
-  asm volatile(
-      "{\n.reg .b32 ra;\n"
-      "mapa.shared::cluster.u32 ra, %0, %1;\n"
-      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra];\n}\n" ::"r"(bar),
-      "r"(cta)
-      : "memory");
-}
-__device__ __forceinline__ void mbar_wait_acquire_cluster(uint32_t bar, uint32_t parity) {
-  uint32_t done = 0;
-  do {
-    asm volatile(
-        "{\n.reg .pred p;\n"
-        "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
-        "selp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(bar), "r"(parity)
-        : "memory");
-  } while (!done);
-}
+#undef FW_MBAR_ARRIVE_REMOTE
 __device__ __forceinline__ uint32_t map_shared(uint32_t addr, uint32_t cta) {  // the address in CTA `cta`
   uint32_t r;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(addr), "r"(cta));
@@ -725,15 +725,15 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         const uint32_t phase = reds & 1;  // the units this CTA has exchanged so far, mod 2
         ++reds;
         if (rank == 1) {
-          if (reds > 1) mbar_wait_acquire_cluster(red_empty, phase ^ 1);
+          if (reds > 1) mbar_wait<MbarOrder::cluster>(red_empty, phase ^ 1);
           const uint32_t dst = map_shared(mine, 0);
 #pragma unroll
           for (int g = 0; g < BN / 8; ++g)
             st_cluster_v4(dst + g * 128 * 16, acc[4 * g], acc[4 * g + 1], acc[4 * g + 2], acc[4 * g + 3]);
-          mbar_arrive_release_cluster(red_full, 0);
+          mbar_arrive_cluster<MbarOrder::cluster>(red_full, 0);
           continue;
         }
-        mbar_wait_acquire_cluster(red_full, phase);
+        mbar_wait<MbarOrder::cluster>(red_full, phase);
 #pragma unroll
         for (int g = 0; g < BN / 8; ++g) {
           const float4 v = ld_shared_v4(mine + g * 128 * 16);
@@ -742,7 +742,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
           acc[4 * g + 2] += v.z;
           acc[4 * g + 3] += v.w;
         }
-        mbar_arrive_release_cluster(red_empty, 1);
+        mbar_arrive_cluster<MbarOrder::cluster>(red_empty, 1);
       }
 
       // Epilogue: thread holds rows r, r+8 and column pairs (8j + 2*(lane%4)) for j < BN/8.
@@ -910,7 +910,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     }
     // A K-pair's second CTA stays until the first has read its last sums: the first's arrive targets this CTA's
     // shared memory.
-    if (KSPLIT && rank == 1 && reds > 0) mbar_wait_acquire_cluster(red_empty, (reds - 1) & 1);
+    if (KSPLIT && rank == 1 && reds > 0) mbar_wait<MbarOrder::cluster>(red_empty, (reds - 1) & 1);
     if (p.tma_store && tid == 0) bulk_wait_all();  // stores done reading (and writing) before exit
   }
 #else

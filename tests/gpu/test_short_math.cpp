@@ -107,7 +107,8 @@ int expect_within_one_ulp(DType dt, const Bits& x, const Bits& y, const std::fun
 class ShortMath : public opbench::testing_gpu::SkipWithoutGpu<testing::TestWithParam<DType>> {};
 
 // Every half-integer exponent +-0.5 .. +-2 takes ops::PowHalfSteps (products and a square root), the others
-// short16::pow.
+// short16::pow. PowHalfSteps tests its range per packet of 8 (engine.cuh, guarded_of): the inputs in bit order give
+// packets all inside, all outside and mixed.
 TEST_P(ShortMath, PowScalarOnEveryInput) {
   const DType dt = GetParam();
   const Bits x = all_patterns();
@@ -193,8 +194,7 @@ TEST_P(ShortMath, GeluTanhOnEveryInput) {  // x (1 + tanh(y)) / 2 = x / (1 + e^(
 }
 
 // sin and cos: the reduction by pi/2 in two FMAs for |x| < 2^17 (every finite fp16 value and bf16's up to there),
-// sinf / cosf beyond (bf16's larger values, inf, NaN). In bf16 the map engine tests a packet of 8 inputs together
-// (engine.cuh, guarded_of): the inputs in bit order give packets all inside, all outside and mixed.
+// sinf / cosf beyond (bf16's larger values, inf, NaN), each element tested on its own (ops.cuh, SinCos).
 TEST_P(ShortMath, SinOnEveryInput) {
   expect_unary_on_every_input(GetParam(), fw::UnaryOp::sin, "sin", [](double v) { return std::sin(v); });
 }
