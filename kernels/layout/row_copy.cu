@@ -5,7 +5,7 @@
 //   cat dim 0     1 row,  2 segments (a, then b)          cat last: `outer` rows, segments a[r], b[r]
 //   narrow        rows of `length` elements read at src + r*n + start (source rows not 16-B aligned
 //                 when start*size % 16 != 0 or n*size % 16 != 0)
-//   expand        rows read from one source row (pitch 0)
+//   expand        rows read from one source row (pitch 0); aligned rows of 16-byte multiples take expand_kernel
 //   gather        row r read from table row idx[r]; slab-major once the rows fill 3/4 of L2 (out_byte), or
 //                 window-major (gather_window_kernel) when even 256-byte slabs overfill it
 //   permute_0213  output row (b,h,s) (D elements) read from source row (b,s,h)
@@ -262,6 +262,37 @@ __global__ void __launch_bounds__(Cfg::kThreads) row_copy_kernel(const Args a) {
   }
 }
 
+// expand of one source row of C 16-byte chunks into `rows` rows, both ends 16-byte aligned: the output's chunks
+// are walked in passes of P = C * rpp chunks (rpp rows), thread c of a pass writing chunks c, c + P, c + 2P, ...
+// of the output (one per pass), all equal to source chunk c mod C. So a thread finds its source with one division
+// and one load, then stores `passes` times with no index arithmetic between the stores; the stores of a warp stay
+// consecutive. row_copy_kernel located the source of every 16-byte chunk (a division and 64-bit address arithmetic
+// a store): ncu on the H200 (4096^2 bf16) read it ALU-bound, 72% of the ALU pipe, at 73-83% of the copy roof. H200
+// GPU 282d5265 (bench_ops, A/B twice, best turns; notes/performance.md, forty-first round), us, with 8 stores a
+// thread: bf16 4096^2 10.7 -> 8.35, 8192^2 39.4 -> 30.3, 512^3 77.6 -> 59.1; fp32 4096^2 20.4 -> 15.7, 8192^2
+// 78.0 -> 59.6, 512^3 154.0 -> 117.4; 512^2 and 1024^2 0.03-0.12 faster. A store-only stream is not bound by the
+// copy roof (reads and writes): on that board cudaMemset and a store kernel wrote 4.3-4.6 TB/s at 256-512 MB, so
+// these run at 101-110% of the copy roof. Of 1, 2, 4 and 8 stores a thread (GPU 64a9b87b, two turns), 8 took 1-4%
+// longer than 2 from 8192^2 up (its stores eight passes apart), 1 and 4 within 1% of 2.
+constexpr int kExpandThreads = 256;
+constexpr int kExpandMaxPasses = 2;    // stores a thread
+constexpr int kExpandBlocksPerSm = 4;  // fewer passes while the grid has fewer blocks than this a SM
+
+template <bool Wide>
+__global__ void __launch_bounds__(kExpandThreads) expand_kernel(const uint4* __restrict__ src,
+                                                                uint4* __restrict__ dst, Div row_chunks,
+                                                                int64_t pass, int passes, int64_t nchunks) {
+  const int64_t c = int64_t(blockIdx.x) * kExpandThreads + threadIdx.x;
+  if (c >= pass) return;
+  const uint64_t r = divq<Wide>(row_chunks, uint64_t(c));
+  const uint4 v = __ldg(src + (uint64_t(c) - r * uint64_t(row_chunks.d)));
+#pragma unroll
+  for (int i = 0; i < kExpandMaxPasses - 1; ++i)  // every pass but the last is whole
+    if (i < passes - 1) dst[c + i * pass] = v;
+  const int64_t last = c + int64_t(passes - 1) * pass;
+  if (last < nchunks) dst[last] = v;
+}
+
 // copy of a whole buffer, both ends 16-byte aligned and a multiple of 16 bytes: one 16-byte load and store a
 // thread with no index arithmetic before the load. row_copy_kernel locates each chunk's source first, which
 // the smallest copies paid in latency: H100, A/B/A, copy 512^2 fp32 2.11 -> 1.92 us, 32^3 bf16 1.66 -> 1.47
@@ -507,7 +538,28 @@ void narrow_last(const void* src, void* dst, int64_t rows, int64_t n, int64_t st
 }
 
 void expand_rows(const void* src, void* dst, int64_t rows, int64_t n, DType dt, cudaStream_t stream) {
-  run<Src::plain, PlainConfig>(src, 0, n, nullptr, 0, 0, rows, dst, dt, nullptr, 1, 1, stream);
+  const int64_t row_bytes = n * elem_size(dt);
+  const uintptr_t ends = reinterpret_cast<uintptr_t>(src) | reinterpret_cast<uintptr_t>(dst);
+  FW_REQUIRE(rows >= 0 && n >= 0, "negative size");
+  if (rows == 0 || n == 0) return;
+  if (row_bytes % 16 != 0 || (ends & 15) != 0)  // rows of ragged or misaligned chunks: located chunk by chunk
+    return run<Src::plain, PlainConfig>(src, 0, n, nullptr, 0, 0, rows, dst, dt, nullptr, 1, 1, stream);
+  const int64_t row_chunks = row_bytes / 16, nchunks = rows * row_chunks;
+  // As many passes as keep kExpandBlocksPerSm blocks a SM busy, at most kExpandMaxPasses.
+  const int64_t full = int64_t(sm_count()) * kExpandBlocksPerSm * kExpandThreads;
+  const int64_t passes = std::clamp<int64_t>(nchunks / full, 1, kExpandMaxPasses);
+  const int64_t pass = ceil_div(rows, passes) * row_chunks;
+  const int p = int(ceil_div(nchunks, pass));  // <= passes: the last one may hold fewer rows, or none
+  const int64_t blocks = ceil_div(pass, int64_t(kExpandThreads));
+  FW_REQUIRE(blocks <= int64_t(INT32_MAX), "output too large");
+  const Div rc(row_chunks);
+  if (pass > int64_t(UINT32_MAX))
+    expand_kernel<true><<<unsigned(blocks), kExpandThreads, 0, stream>>>(static_cast<const uint4*>(src),
+                                                                         static_cast<uint4*>(dst), rc, pass, p, nchunks);
+  else
+    expand_kernel<false><<<unsigned(blocks), kExpandThreads, 0, stream>>>(static_cast<const uint4*>(src),
+                                                                          static_cast<uint4*>(dst), rc, pass, p, nchunks);
+  FW_CHECK_LAUNCH();
 }
 
 std::string gather_rows_kernel(const void* table, const void* dst, int64_t vocab, int64_t n_idx, int64_t dim,
