@@ -37,6 +37,10 @@ const std::vector<Shape>& odd_shapes();
 // each dtype (one shape for 16-bit, one for fp32): the short-row kernel's 16 lanes of up to eight vectors. Also the
 // special-value GPU tests' (test_special_vs_torch); test_reduce_plans checks that they reach that layout.
 const std::vector<Shape>& eight_vector_row_shapes();
+// odd_shapes() and rows of three vectors a lane on row_apply.cuh's warp path, the last one partial in some lanes:
+// 1001x760 (16-bit, 16-byte vectors), 1001x360 (fp32, 16-byte vectors), 1001x90 (element by element): the test
+// shapes of softmax, log_softmax, layer_norm and rms_norm.
+std::vector<Shape> row_apply_test_shapes();
 // odd_shapes() and eight_vector_row_shapes() (the last-dim row reductions' and cross_entropy's test shapes).
 std::vector<Shape> row_reduction_test_shapes();
 

@@ -43,6 +43,12 @@ const std::vector<Shape>& eight_vector_row_shapes() {
   return v;
 }
 
+std::vector<Shape> row_apply_test_shapes() {
+  std::vector<Shape> v = odd_shapes();
+  for (const Shape& s : std::vector<Shape>{{1001, 760}, {1001, 360}, {1001, 90}}) v.push_back(s);
+  return v;
+}
+
 std::vector<Shape> row_reduction_test_shapes() {
   std::vector<Shape> v = odd_shapes();
   for (const Shape& s : eight_vector_row_shapes()) v.push_back(s);

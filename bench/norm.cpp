@@ -49,6 +49,7 @@ void add_norm(Registry& r, bool rms) {
   op.flops = [rms](const Shape& s, DType) { return (rms ? 3.0 : 6.0) * double(numel(s)); };
   op.tolerance = [rms](const Shape&, DType t) { return norm_tolerance(t, rms); };
   op.shapes = [](SizeClass c) { return rowwise_shapes(c, transformer_shapes()); };
+  op.test_shapes = row_apply_test_shapes;
   op.impls = {framework_impl([rms](const Bindings& b, cudaStream_t stream) {
     const Rows rc = as_rows(b.in[0].shape);
     const float e = float(b.params.get("eps"));

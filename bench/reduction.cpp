@@ -170,6 +170,7 @@ void add_softmax(Registry& r, bool log) {
   op.flops = [log](const Shape& s, DType) { return (log ? 4.0 : 5.0) * double(numel(s)); };
   op.tolerance = [log](const Shape&, DType t) { return log ? log_tolerance(t) : prob_tolerance(t); };
   op.shapes = [](SizeClass c) { return rowwise_shapes(c, transformer_shapes()); };
+  op.test_shapes = row_apply_test_shapes;
   op.impls = {framework_impl([log](const Bindings& b, cudaStream_t stream) {
     const Rows rc = as_rows(b.in[0].shape);
     fw::softmax_last(b.in[0].dtype, b.in[0].data, b.out[0].data, rc.rows, rc.cols, log, b.workspace,

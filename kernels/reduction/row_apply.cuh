@@ -329,6 +329,13 @@ inline int pow2_at_least(int64_t n) {
 // Rows of at most 32 vectors take one lane a vector and share a warp (4..32 lanes a row): a whole warp on
 // a 16-vector row left half its lanes idle (H100, softmax bf16 128x128x128: 8.7 us by ncu against
 // LibTorch's 7.2 us, whose warp takes two such rows).
+// Rows of 65..96 vectors (bf16 / fp16 rows of 520..768, fp32 of 260..384) take three vectors a lane, not four: at
+// bf16 16384x768 the fourth was a whole idle vector in every lane, computed (layer_norm loads its weight and bias
+// unconditionally) and holding registers: layer_norm 79 registers, 6 blocks a SM, 62% of issue slots busy
+// (H200, ncu). With three: 71 registers, 7 blocks, 6.80 M instructions against 8.08 M. H200 GPU 47af2219, bench_ops
+// A/B twice (notes/performance.md, forty-first round), us: bf16 layer_norm 16384x768 14.6 -> 13.5, rms_norm
+// 4096x768 5.22 -> 4.29 and 16384x768 12.8 -> 12.5, log_softmax 4096x768 4.61 -> 4.45, softmax 4.64 -> 4.54; fp32
+// 16384x384 (three fp32 vectors a lane) 1-2% faster; rows of 896 (four) as before.
 // Rows of 17..32 vectors, when rows abound (>= 32 a SM), take 16 lanes x 2 vectors, two rows a warp (H100,
 // A/B/A: softmax bf16 256^3 1.26x -> 1.56x of LibTorch, log_softmax fp32 128^3 0.82x -> 1.00x; but with
 // only 256 rows, layer_norm bf16 256^2 1.62x -> 1.31x: half the warps).
@@ -339,7 +346,8 @@ inline CachedCfg pick_cached(int64_t rows, int64_t cols, int vec) {
     return {true, true, 128, 1, lanes < 4 ? 4 : lanes};
   }
   if (cols <= 1024) {
-    const int nv = pow2_at_least(ceil_div(cols, 32 * vec));
+    const int64_t need = ceil_div(cols, 32 * vec);
+    const int nv = need == 3 ? 3 : pow2_at_least(need);
     if (nv <= 8 && nv * vec <= 32) return {true, true, 128, nv, 32};
   }
   for (int threads : {128, 256, 512, 1024}) {
@@ -393,6 +401,12 @@ void launch_cached_nv(int nv, int threads, int lanes, const T* x, T* y, const T*
     case 2:
       if constexpr (2 * VEC <= kMaxElems)
         row_cached_kernel<T, VEC, 2, WARP, OP><<<grid, threads, 0, stream>>>(x, y, w, b, rows, int(cols), eps);
+      break;
+    case 3:  // the warp path's only (pick_cached)
+      if constexpr (WARP && 3 * VEC <= kMaxElems)
+        row_cached_kernel<T, VEC, 3, WARP, OP><<<grid, threads, 0, stream>>>(x, y, w, b, rows, int(cols), eps);
+      else
+        throw std::invalid_argument("row_cached: three vectors a thread on the block path");
       break;
     case 4:
       if constexpr (4 * VEC <= kMaxElems)
