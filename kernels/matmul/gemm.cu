@@ -84,10 +84,6 @@ bool tf32_transposed_ok(const detail::GemmArgs& a) {
   return detail::sm90_supported(transposed_b_args(a, nullptr), true);
 }
 
-// The configuration of Path::sm90_tf32_kn: sm90_pick's for the transposed problem C^T = B^T A^T.
-detail::Sm90Config tf32_kn_config(const detail::GemmArgs& a) {
-  return detail::sm90_pick(detail::sm90_tf32_kn_problem(a));
-}
 
 detail::GemmArgs make_args(DType dt, GemmLayout bl, const void* A, const void* B, const void* bias, void* C,
                            int64_t batch, int64_t M, int64_t N, int64_t K) {
@@ -159,7 +155,7 @@ void gemm(DType dt, GemmLayout b_layout, const void* A, const void* B, const voi
     case Path::skinny: return detail::gemm_skinny(a, stream);
     case Path::gemv: return detail::gemm_gemv(a, stream);
     case Path::sm90: return detail::gemm_sm90(queued, detail::sm90_pick(a), stream);
-    case Path::sm90_tf32_kn: return detail::gemm_sm90(queued, tf32_kn_config(a), stream);
+    case Path::sm90_tf32_kn: return detail::gemm_sm90(queued, detail::sm90_tf32_kn_config(a), stream);
     case Path::sm90_transposed_b: {
       detail::GemmArgs t = transposed_b_args(
           a, detail::scratch(detail::Scratch::tf32_b_transposed, size_t(batch * K * N) * sizeof(float)));
@@ -191,7 +187,7 @@ std::string gemm_path(DType dt, GemmLayout b_layout, const void* A, const void* 
              (splits > 1 ? " split-K " + std::to_string(splits) : "");
     }
     case Path::sm90_tf32_kn: {
-      const detail::Sm90Config c = tf32_kn_config(a);
+      const detail::Sm90Config c = detail::sm90_tf32_kn_config(a);
       const int splits = detail::sm90_splitk(a, c);
       return "sm90_tma_wgmma_tf32 C^T = B^T A^T " + std::string(detail::sm90_config_name(c)) +
              (splits > 1 ? " split-K " + std::to_string(splits) : "");

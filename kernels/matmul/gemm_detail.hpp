@@ -55,8 +55,9 @@ enum class Sm90Config : int {
   bm64_bn128,       // 1 consumer
   bm64_bn64,        // 1 consumer (narrow problems: decode-like M, small N)
   bm64_bn64_k2,     // 1 consumer, a K-pair: the cluster's two CTAs take the same tile, half of K each, and the second
-                    // adds its sums into the first's through distributed shared memory (16-bit; decode-like M, whose
-                    // 64x64 tiles leave half the SMs idle: 64x4096x4096 is 64 tiles on 132 SMs)
+                    // adds its sums into the first's through distributed shared memory (16-bit, and TF32 with W as
+                    // [N, K]; decode-like M, whose 64x64 tiles leave half the SMs idle: 64x4096x4096 is 64 tiles on
+                    // 132 SMs)
   count
 };
 const char* sm90_config_name(Sm90Config c);
@@ -72,13 +73,16 @@ struct Sm90Shape {
 const Sm90Shape& sm90_shape(Sm90Config c);  // throws std::invalid_argument for an unknown configuration
 // Whether configuration c runs calls of this dtype and B layout: tiles whose width is not a multiple of 64 (160, 224)
 // take 16-bit W[N, K] only (B[K, N] comes in boxes of 64 columns, TF32 has no such wgmma here); a K-pair takes
-// 16-bit calls of either layout.
+// 16-bit calls of either layout and TF32 calls of W[N, K].
 bool sm90_config_takes(Sm90Config c, DType dt, GemmLayout b_layout);
 // True when the device is cc 9.0 with the sm_90a kernels loaded, the dtype is 16-bit (or fp32 with
 // allow_tf32 and W as [N, K]: TF32 wgmma reads K-major operands only) and the tensor-map rules hold
 // (16-byte aligned A and B, row strides multiples of 16 bytes).
 bool sm90_supported(const GemmArgs& a, bool allow_tf32 = false);
 Sm90Config sm90_pick(const GemmArgs& a);
+// The configuration of fp32 with B as [K, N] on TF32 wgmma (the transposed problem below, A_MN kernels): sm90_pick's
+// TF32 tile for C^T = B^T A^T, cluster-free (no K-pair: the A_MN kernels take no cluster).
+Sm90Config sm90_tf32_kn_config(const GemmArgs& a);
 // fp32 with B as [K, N] on TF32 wgmma, B never transposed in memory: the kernel runs the transposed problem
 // C^T = B^T A^T (sm90_tf32_kn_problem: M and N swapped, A^T's rows are A's, K-major), loading B^T's tile by
 // TMA as it lies and its fragments into registers (wgmma's register form), and stores C^T's tiles transposed.
@@ -101,8 +105,9 @@ struct Sm90Choice {
   int splits;
 };
 Sm90Choice sm90_model_choice(const GemmArgs& a, int sms);
-// The configuration sm90_pick runs for the model's choice c: the 64x64 K-pair where c is 64x64 unsplit on at most
-// half the SMs and K has 32 k-blocks or more (gemm_sm90.cu says why), else c's own. Pure, as sm90_model_choice.
+// The configuration sm90_pick runs for the model's choice c (and for TF32 W[N, K] calls' tile, unsplit): the 64x64
+// K-pair where c is 64x64 unsplit on at most half the SMs and K has 32 k-blocks or more (gemm_sm90.cu says why),
+// else c's own. Pure, as sm90_model_choice.
 Sm90Config sm90_with_k_pair(const GemmArgs& a, Sm90Choice c, int sms);
 // What the model chooses from (tools/gemm_sweep times the same): the cluster-free configurations with
 // their tile sizes, largest first (ties go to the larger tile), and the split-K counts.

@@ -121,7 +121,7 @@ struct TileCfg {
   // sm90_config_takes).
   static_assert((BN % 64 == 0 || (BN % 32 == 0 && ESZ == 2 && CL == 1)) && BN <= 256, "BN");
   static_assert(CL == 1 || (CL == 2 && (BN >= 128 || KSPLIT)), "a cluster pair splits B into two boxes");
-  static_assert(!KSPLIT || (CL == 2 && ESZ == 2 && !BLOCK_SUMS), "a K-pair: two CTAs, 16-bit");
+  static_assert(!KSPLIT || (CL == 2 && !BLOCK_SUMS), "a K-pair: two CTAs, tensor-core sums");
   static_assert(!BLOCK_SUMS || BN <= 192, "block sums take a second set of accumulators");
   static_assert(!SPLIT_B || (ESZ == 4 && BLOCK_SUMS && CL == 1), "3xTF32 in the kernel: TF32, block sums");
   static_assert(SMEM <= 227 * 1024, "shared memory");
@@ -1279,8 +1279,9 @@ void launch(const GemmArgs& a, const SplitK& sk, cudaStream_t stream) {
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(unsigned(clusters * CL));
   cfg.blockDim = dim3(Cfg::THREADS);
-  // fp32 launches that store from registers leave the staging out (TileCfg); 16-bit ones keep it.
-  cfg.dynamicSmemBytes = sizeof(T) == 4 && !tma_store ? Cfg::SMEM - Cfg::C_BYTES : Cfg::SMEM;
+  // fp32 launches that store from registers leave the staging out (TileCfg); 16-bit ones keep it, and so does a
+  // K-pair, whose exchange lies after it.
+  cfg.dynamicSmemBytes = sizeof(T) == 4 && !tma_store && !Cfg::KSPLIT ? Cfg::SMEM - Cfg::C_BYTES : Cfg::SMEM;
   cfg.stream = stream;
   cudaLaunchAttribute attr[2];
   unsigned n_attr = 0;
@@ -1327,13 +1328,14 @@ constexpr Sm90Shape kSm90Shapes[] = {
     {Sm90Config::bm128_bn64, 128, 64, 8, 1, 8, "128x64"},
     {Sm90Config::bm64_bn128, 64, 128, 8, 1, 8, "64x128"},
     {Sm90Config::bm64_bn64, 64, 64, 12, 1, 8, "64x64"},
-    {Sm90Config::bm64_bn64_k2, 64, 64, 12, 2, 0, "64x64 K-pair", true},  // 16-bit only (takes_every_layout)
+    {Sm90Config::bm64_bn64_k2, 64, 64, 12, 2, 0, "64x64 K-pair", true},  // TF32: W[N, K] only (takes_every_layout)
 };
 constexpr bool known(Sm90Config c) { return int(c) >= 0 && int(c) < int(Sm90Config::count); }
 constexpr const Sm90Shape& shape_of(Sm90Config c) { return kSm90Shapes[int(c)]; }
 // Whether c's kernels exist for every dtype and B layout: B[K, N] comes in 64-column boxes and TF32 has wgmma
 // widths of 64, 128, 192 and 256 here, so a tile of another width (160, 224) runs 16-bit W[N, K] only
-// (sm90_config_takes); launch_cfg instantiates nothing else for it. A K-pair runs 16-bit calls of both layouts.
+// (sm90_config_takes); launch_cfg instantiates nothing else for it. A K-pair runs 16-bit calls of both layouts and
+// TF32 calls of W[N, K] with tensor-core sums (a cluster: no A_MN kernel; its exchange adds the tensor cores' sums).
 constexpr bool takes_b_kn(Sm90Config c) { return shape_of(c).bn % 64 == 0; }
 constexpr bool takes_every_layout(Sm90Config c) { return takes_b_kn(c) && !shape_of(c).k_split; }
 
@@ -1421,10 +1423,10 @@ void launch_tf32(const GemmArgs& a, cudaStream_t s, int splits) {
     return;
   }
   if (a.accumulate == Accumulate::tensor_core) return launch_epi<T, Cfg, true>(a, one, s);
-  if constexpr (BN <= 192)
+  if constexpr (BN <= 192 && !Cfg::KSPLIT)
     launch_epi<T, TileCfgOf<T, C, true>, true>(a, one, s);
   else
-    FW_REQUIRE(false, "gemm_sm90: per-k-block sums take tiles at most 192 wide");
+    FW_REQUIRE(false, "gemm_sm90: per-k-block sums take cluster-free tiles at most 192 wide");
 }
 
 // Linear layers (W as [N, K]) carry a bias, B[K, N] with a bias is supported too; 16-bit calls split K where the
@@ -1433,11 +1435,12 @@ template <Sm90Config C>
 void launch_cfg(const GemmArgs& a, cudaStream_t s, int splits) {
   FW_REQUIRE(sm90_config_takes(C, a.dt, a.b_layout),
              std::string("gemm_sm90: the ") + shape_of(C).name +
-                 (shape_of(C).k_split ? " configuration takes 16-bit calls only" : " tile takes 16-bit W[N, K] only"));
+                 (shape_of(C).k_split ? " configuration takes 16-bit calls, or TF32 with W as [N, K]"
+                                      : " tile takes 16-bit W[N, K] only"));
   dispatch_float(a.dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same<T, float>::value) {
-      if constexpr (takes_every_layout(C)) launch_tf32<C>(a, s, splits);
+      if constexpr (takes_b_kn(C)) launch_tf32<C>(a, s, splits);  // every layout, or a K-pair's W[N, K]
     } else {
       using Cfg = TileCfgOf<T, C>;
       const SplitK sk = Cfg::CL == 1 ? splitk_for(a, C, splits) : SplitK{1, int(ceil_div(a.K, int64_t(Cfg::BK)))};
@@ -1506,7 +1509,8 @@ Sm90Choice sm90_model_choice(const GemmArgs& a, int sms) {
 const char* sm90_config_name(Sm90Config c) { return known(c) ? shape_of(c).name : "?"; }
 
 bool sm90_config_takes(Sm90Config c, DType dt, GemmLayout b_layout) {
-  return known(c) && (takes_every_layout(c) || (is_16bit(dt) && (b_layout == GemmLayout::nk || takes_b_kn(c))));
+  return known(c) && (takes_every_layout(c) || (is_16bit(dt) && (b_layout == GemmLayout::nk || takes_b_kn(c))) ||
+                      (shape_of(c).k_split && b_layout == GemmLayout::nk));
 }
 
 const Sm90Shape& sm90_shape(Sm90Config c) {
@@ -1567,17 +1571,31 @@ Sm90Config sm90_with_k_pair(const GemmArgs& a, Sm90Choice c, int sms) {
   return c.config;
 }
 
-Sm90Config sm90_pick(const GemmArgs& a) {
-  const int sms = device_props().sms;
-  if (is_16bit(a.dt)) return sm90_with_k_pair(a, memo_choice(a), sms);  // the cost model (sm90_model_choice)
-  // TF32: the largest tile that still gives about a full wave (measured on H100: 128x256 from 2048^3 up), or
-  // that takes no more rounds of the persistent grid than 128x128 at twice the work a tile (C^T = B^T A^T of
-  // matmul 4096x896x4864: 112 tiles of 128x256 in one round, where 128x128 took two rounds of 224 tiles).
+// TF32, cluster-free: the largest tile that still gives about a full wave (measured on H100: 128x256 from 2048^3 up),
+// or that takes no more rounds of the persistent grid than 128x128 at twice the work a tile (C^T = B^T A^T of matmul
+// 4096x896x4864: 112 tiles of 128x256 in one round, where 128x128 took two rounds of 224 tiles).
+static Sm90Config sm90_tf32_tile(const GemmArgs& a, int sms) {
   const int64_t t256 = sm90_tiles(a, 128, 256), t128 = sm90_tiles(a, 128, 128);
   const int64_t rounds256 = ceil_div(t256, int64_t(sms)), rounds128 = ceil_div(t128, int64_t(sms));
   if (fills_a_wave(t256, sms) || (rounds128 > 1 && 2 * rounds256 <= rounds128)) return Sm90Config::bm128_bn256_cl1;
   if (t128 >= sms) return Sm90Config::bm128_bn128_cl1;
   return sm90_tf32_below_a_wave(a, sms);
+}
+
+Sm90Config sm90_tf32_kn_config(const GemmArgs& a) {
+  return sm90_tf32_tile(sm90_tf32_kn_problem(a), device_props().sms);
+}
+
+Sm90Config sm90_pick(const GemmArgs& a) {
+  const int sms = device_props().sms;
+  if (is_16bit(a.dt)) return sm90_with_k_pair(a, memo_choice(a), sms);  // the cost model (sm90_model_choice)
+  // TF32 with W as [N, K]: the K-pair where 64x64 leaves half the SMs idle, as for 16-bit calls, with tensor-core
+  // sums (per-k-block sums take a second set of accumulators the exchange does not carry). H200 GPU 47af2219,
+  // bench_ops --tf32, A/B twice (notes/performance.md, forty-first round): linear 64x4096x4096 23.7 -> 20.8 us
+  // (cuBLAS 21.7), 16x4096x4096 23.6 -> 20.6 (20.8), 1x4096x4096 23.7 -> 20.5 (22.0).
+  const Sm90Config c = sm90_tf32_tile(a, sms);
+  const bool k_pair_ok = a.b_layout == GemmLayout::nk && a.accumulate == Accumulate::tensor_core;
+  return k_pair_ok ? sm90_with_k_pair(a, {c, 1}, sms) : c;
 }
 
 void gemm_sm90(const GemmArgs& a, Sm90Config c, cudaStream_t s, int splits) {

@@ -1,5 +1,6 @@
 // Every tile configuration of the wgmma GEMM (gemm_sm90.cu), forced, split and unsplit (TF32: also with
-// per-k-block sums, Accumulate::per_k_block, on tiles up to 192 wide), against an exact host reference:
+// per-k-block sums, Accumulate::per_k_block, on tiles up to 192 wide but the K-pair, whose TF32 form takes W as
+// [N, K] with tensor-core sums), against an exact host reference:
 // fw::gemm runs the one its cost model picks per shape, so the configurations it picks for none of the test
 // shapes (the cluster pairs, 128x192 outside N ~ 10^4) would otherwise go untested. Operands are multiples
 // of 1/32 in [-1, 1] (exact in bf16, fp16 and TF32), so every product and every fp32 partial sum at these K
@@ -133,12 +134,13 @@ void check_all(DType dt, GemmLayout layout, bool with_bias, const Dims& d, int& 
     const Sm90Config c = Sm90Config(ci);
     if (!fw::detail::sm90_config_takes(c, dt, layout)) continue;  // the 160- and 224-wide tiles: 16-bit W[N, K] only
     const bool cluster = fw::detail::sm90_shape(c).cl > 1;
-    const bool narrow = fw::detail::sm90_shape(c).bn <= 192;
+    // Per-k-block sums: TF32 tiles at most 192 wide, cluster pairs included, not a K-pair (tensor-core sums only).
+    const bool block_sums = tf32 && fw::detail::sm90_shape(c).bn <= 192 && !fw::detail::sm90_shape(c).k_split;
     // splits 1 and 3; TF32 also with per-k-block sums (-1, -3: split in three), on tiles at most 192 wide: for
     // B as [K, N] that is 3xTF32 in the kernel.
     for (int splits : {1, 3, -1, -3}) {
       if (std::abs(splits) > 1 && (cluster || (tf32 && !tf32_kn))) continue;  // split-K: 16-bit and TF32 B[K, N], cluster-free
-      if (splits < 0 && !(tf32 && narrow)) continue;
+      if (splits < 0 && !block_sums) continue;
       if (tf32_kn && cluster) continue;  // cluster-free
       GemmArgs run = args;
       CUDA_OK(cudaMemset(dc, 0xFF, got.size()));        // NaN in every type: an unwritten element fails

@@ -189,6 +189,24 @@ TEST(GemmChoice, KPairOnlyForLongKOnHalfTheSms) {
             Sm90Config::bm64_bn64_k2);
 }
 
+// TF32 (fp32 data) takes the K-pair by the same rule, with W as [N, K] only: its k-blocks hold 32 elements, so
+// K = 1024 is 32 of them; B as [K, N] runs the transposed problem on cluster-free A_MN kernels.
+TEST(GemmChoice, Tf32KPairWithWAsNK) {
+  using fw::detail::Sm90Config;
+  const auto pick = [](int64_t M, int64_t N, int64_t K) {
+    const GemmArgs a{fw::DType::f32, fw::GemmLayout::nk, nullptr, nullptr, nullptr, nullptr, 1, M, N, K};
+    return fw::detail::sm90_with_k_pair(a, Sm90Choice{Sm90Config::bm64_bn64, 1}, kHopperSms);
+  };
+  EXPECT_EQ(pick(64, 4096, 4096), Sm90Config::bm64_bn64_k2);
+  EXPECT_EQ(pick(16, 4096, 1024), Sm90Config::bm64_bn64_k2);  // 32 k-blocks
+  EXPECT_EQ(pick(16, 4096, 992), Sm90Config::bm64_bn64);      // 31
+  EXPECT_EQ(pick(128, 4096, 4096), Sm90Config::bm64_bn64);    // 128 tiles: more than half the SMs
+  EXPECT_TRUE(fw::detail::sm90_config_takes(Sm90Config::bm64_bn64_k2, fw::DType::f32, fw::GemmLayout::nk));
+  EXPECT_FALSE(fw::detail::sm90_config_takes(Sm90Config::bm64_bn64_k2, fw::DType::f32, fw::GemmLayout::kn));
+  EXPECT_TRUE(fw::detail::sm90_config_takes(Sm90Config::bm64_bn64_k2, fw::DType::bf16, fw::GemmLayout::kn));
+  EXPECT_FALSE(fw::detail::sm90_config_takes(Sm90Config::bm128_bn224, fw::DType::f32, fw::GemmLayout::nk));
+}
+
 // The fp32 SIMT kernel's split-K count (gemm_simt.cu): on the H100's 132 SMs, for every tile count that
 // leaves SMs idle and K from 32 to 4096 k-blocks, the busiest SM has no more k-blocks to run than with the
 // former count (two blocks an SM on average, capped by chunks of 8 k-blocks and 64 splits), and for
