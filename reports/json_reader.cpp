@@ -31,6 +31,7 @@ DeviceInfo device_from(const json& j) {
   d.bus_width_bits = j.at("bus_width_bits"), d.l2_mb = j.at("l2_mb"), d.memory_gb = j.at("memory_gb");
   d.theoretical_gbps = j.at("theoretical_gbps"), d.measured_copy_gbps = j.at("measured_copy_gbps");
   d.measured_read_gbps = j.at("measured_read_gbps");
+  d.measured_write_gbps = j.value("measured_write_gbps", 0.0);  // absent in reports written before the write sweep
   d.driver_version = j.at("driver_version"), d.runtime_version = j.at("runtime_version");
   d.cublas_version = j.at("cublas_version"), d.cudnn_version = j.at("cudnn_version");
   d.torch_version = j.at("torch_version");
@@ -41,7 +42,8 @@ DeviceInfo device_from(const json& j) {
   }
   if (j.contains("roof_curve"))  // absent in reports written before the roofs were measured by size
     for (const json& p : j.at("roof_curve"))
-      d.roof_curve.push_back({p.at("bytes").get<double>(), p.at("read_gbps").get<double>(), p.at("copy_gbps").get<double>()});
+      d.roof_curve.push_back({p.at("bytes").get<double>(), p.at("read_gbps").get<double>(), p.at("copy_gbps").get<double>(),
+                              p.value("write_gbps", 0.0)});
   return d;
 }
 

@@ -54,7 +54,8 @@ json gemm_json(const std::vector<GemmRoof>& roofs) {
 
 json roof_curve_json(const std::vector<RoofPoint>& curve) {
   json a = json::array();
-  for (const RoofPoint& p : curve) a.push_back({{"bytes", p.bytes}, {"read_gbps", p.read_gbps}, {"copy_gbps", p.copy_gbps}});
+  for (const RoofPoint& p : curve)
+    a.push_back({{"bytes", p.bytes}, {"read_gbps", p.read_gbps}, {"copy_gbps", p.copy_gbps}, {"write_gbps", p.write_gbps}});
   return a;
 }
 
@@ -73,6 +74,7 @@ json device_json(const DeviceInfo& d) {
           {"theoretical_gbps", d.theoretical_gbps},
           {"measured_copy_gbps", d.measured_copy_gbps},
           {"measured_read_gbps", d.measured_read_gbps},
+          {"measured_write_gbps", d.measured_write_gbps},
           {"driver_version", d.driver_version},
           {"runtime_version", d.runtime_version},
           {"cublas_version", d.cublas_version},
@@ -128,6 +130,7 @@ json roofs_json(const Report& report) {
            {{"theoretical_gbps", positive_or_null(d.theoretical_gbps)},
             {"copy_gbps", positive_or_null(d.measured_copy_gbps)},
             {"read_gbps", positive_or_null(d.measured_read_gbps)},
+            {"write_gbps", positive_or_null(d.measured_write_gbps)},
             {"by_size", roof_curve_json(d.roof_curve)}}},
           {"compute", compute},
           {"launch_floor_ms", kLaunchFloorMs}};

@@ -47,9 +47,10 @@ bool LiveReporter::ReportContext(const Context&) {
   out_ << fmt::format("Device:   {} (device {}, {}), {} SMs @ {:.0f} MHz, L2 {:.1f} MB, {:.1f} GB\n", d.name,
                       d.device, arch_str(d), d.sm_count, d.sm_clock_mhz, d.l2_mb, d.memory_gb)
        << fmt::format("Memory:   {}-bit @ {:.0f} MHz, theoretical {} GB/s (2 x clock x width), measured copy {} GB/s, "
-                      "read {} GB/s\n",
+                      "read {} GB/s, write {} GB/s\n",
                       d.bus_width_bits, d.mem_clock_mhz, fmt_gbps(d.theoretical_gbps), fmt_gbps(d.measured_copy_gbps),
-                      d.measured_read_gbps > 0 ? fmt_gbps(d.measured_read_gbps) : kNone)
+                      d.measured_read_gbps > 0 ? fmt_gbps(d.measured_read_gbps) : kNone,
+                      d.measured_write_gbps > 0 ? fmt_gbps(d.measured_write_gbps) : kNone)
        << fmt::format("Software: driver {}, runtime {}, cuBLAS {}, cuDNN {}, LibTorch {}\n", d.driver_version,
                       d.runtime_version, d.cublas_version, d.cudnn_version, d.torch_version)
        << fmt::format("Timing:   {} ({} timer), L2 {}, TF32 {}, outlier filter {}\n\n", c.timing_mode, c.device_timer,

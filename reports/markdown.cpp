@@ -61,14 +61,16 @@ std::string compute_roof_text(const DeviceInfo& d, DType t, bool tf32) {
 // roof_curve has them all).
 std::string roof_curve_text(const DeviceInfo& d) {
   if (d.roof_curve.empty() || d.measured_read_gbps <= 0 || d.measured_copy_gbps <= 0) return "not measured";
+  const bool writes = d.measured_write_gbps > 0;
   std::string s;
   for (const RoofPoint& p : d.roof_curve) {
     const double mb = p.bytes / 1e6, l = std::log2(mb);
     if (std::abs(l - std::round(l)) > 1e-6) continue;
     s += fmt::format("{}{:.0f} MB {:.0f}% / {:.0f}%", s.empty() ? "" : ", ", mb, 100 * p.read_gbps / d.measured_read_gbps,
                      100 * p.copy_gbps / d.measured_copy_gbps);
+    if (writes) s += fmt::format(" / {:.0f}%", 100 * p.write_gbps / d.measured_write_gbps);
   }
-  return "read / copy sweep at that size as % of its roof: " + s +
+  return std::string(writes ? "read / copy / write" : "read / copy") + " sweep at that size as % of its roof: " + s +
          " (clean cold L2, timed like the roofs; each memory-bound result's `pct_of_size_roof` in the JSON is "
          "against these, interpolated at its size)";
 }
@@ -91,6 +93,8 @@ void write_system(const Report& report, std::ostream& os) {
        bandwidth_text(d.measured_copy_gbps, d.theoretical_gbps, "device-to-device copy, bytes read + written")},
       {"Measured read bandwidth",
        bandwidth_text(d.measured_read_gbps, d.theoretical_gbps, "read-only sweep: the roof of ops that only read")},
+      {"Measured write bandwidth",
+       bandwidth_text(d.measured_write_gbps, d.theoretical_gbps, "store-only sweep: the roof of ops that only write")},
       {"Roofs by size", roof_curve_text(d)},
       {"Driver / CUDA runtime", fmt::format("{} / {}", opt_or_dash(d.driver_version), opt_or_dash(d.runtime_version))},
       {"cuBLAS / cuDNN / LibTorch", fmt::format("{} / {} / {}", opt_or_dash(d.cublas_version),

@@ -31,13 +31,19 @@ SmRate sm_rate(const DeviceInfo& d, DType t, bool tf32) {
   }
 }
 
-// The rate of an op reading bytes - bytes_written and writing bytes_written, from the two sweeps' rates.
-double combined_gbps(double read, double copy, double bytes, double bytes_written) {
+// The rate of an op reading bytes - bytes_written and writing bytes_written, from the sweeps' rates: seconds a byte
+// linear in the written share f between the two sweeps around it, the read sweep (f = 0) and the copy (f = 1/2), or
+// the copy and the write sweep (f = 1). Without a write sweep (reports before it had one) the line through the read
+// sweep and the copy goes on to f = 1, where it gives less than a store-only stream reaches (H200: 4.17 TB/s implied,
+// 4.3-4.6 measured; expand ran at 109-112% of it).
+double combined_gbps(double read, double copy, double write, double bytes, double bytes_written) {
   const bool split_known = bytes_written > 0 && bytes_written <= bytes;
   // Seconds per GB written, as the copy implies; a read sweep under half the copy rate would make it
   // negative (the sweeps disagree), and then the copy alone is the roof.
   const double write_cost = read > 0 ? 2 / copy - 1 / read : 0;
   if (!split_known || read <= 0 || write_cost <= 0) return copy;
+  const double f = bytes_written / bytes;
+  if (2 * f > 1 && write > 0) return 1 / ((2 - 2 * f) / copy + (2 * f - 1) / write);
   const double r = bytes - bytes_written, w = bytes_written;
   return bytes / (r / read + w * write_cost);
 }
@@ -81,7 +87,8 @@ MemoryRoof memory_roof(const DeviceInfo& d, double bytes, double bytes_written) 
     if (d.theoretical_gbps > 0) return {d.theoretical_gbps, RoofBasis::datasheet};
     return {};
   }
-  return {combined_gbps(d.measured_read_gbps, d.measured_copy_gbps, bytes, bytes_written), RoofBasis::measured};
+  return {combined_gbps(d.measured_read_gbps, d.measured_copy_gbps, d.measured_write_gbps, bytes, bytes_written),
+          RoofBasis::measured};
 }
 
 MemoryRoof memory_roof_at_size(const DeviceInfo& d, double bytes, double bytes_written) {
@@ -93,10 +100,12 @@ MemoryRoof memory_roof_at_size(const DeviceInfo& d, double bytes, double bytes_w
   if (i < c.size()) {
     const RoofPoint &lo = c[i - 1], &hi = c[i];
     const double t = hi.bytes > lo.bytes ? std::log(bytes / lo.bytes) / std::log(hi.bytes / lo.bytes) : 0;
-    at = {bytes, lo.read_gbps + t * (hi.read_gbps - lo.read_gbps), lo.copy_gbps + t * (hi.copy_gbps - lo.copy_gbps)};
+    const bool writes = lo.write_gbps > 0 && hi.write_gbps > 0;
+    at = {bytes, lo.read_gbps + t * (hi.read_gbps - lo.read_gbps), lo.copy_gbps + t * (hi.copy_gbps - lo.copy_gbps),
+          writes ? lo.write_gbps + t * (hi.write_gbps - lo.write_gbps) : 0};
   }
   if (at.copy_gbps <= 0) return {};
-  return {combined_gbps(at.read_gbps, at.copy_gbps, bytes, bytes_written), RoofBasis::measured};
+  return {combined_gbps(at.read_gbps, at.copy_gbps, at.write_gbps, bytes, bytes_written), RoofBasis::measured};
 }
 
 ComputeRoof compute_roof(const DeviceInfo& d, DType t, bool tf32) {

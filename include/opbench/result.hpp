@@ -24,12 +24,13 @@ struct GemmRoof {
   std::string how;          // what was timed, in words: "cuBLAS 8192x8192x8192, median of 20"
 };
 
-// The two memory roofs measured at one size below their own (8x L2), the same way (clean cold L2, median):
+// The memory roofs measured at one size below their own (8x L2), the same way (clean cold L2, median):
 // what a streaming kernel reaches when a problem this small pays its ramp-up and drain.
 struct RoofPoint {
-  double bytes = 0;      // moved: read by the sweep; half read, half written by the copy
-  double read_gbps = 0;  // the read sweep over `bytes`
-  double copy_gbps = 0;  // a copy kernel moving bytes / 2 (launch_copy_sweep), counting bytes read + written
+  double bytes = 0;       // moved: read by the sweep; half read, half written by the copy; written by the write sweep
+  double read_gbps = 0;   // the read sweep over `bytes`
+  double copy_gbps = 0;   // a copy kernel moving bytes / 2 (launch_copy_sweep), counting bytes read + written
+  double write_gbps = 0;  // a store-only kernel writing `bytes` (launch_write_sweep); 0: not measured (older reports)
 };
 
 struct DeviceInfo {
@@ -45,6 +46,7 @@ struct DeviceInfo {
   double theoretical_gbps = 0;   // 2 x memory clock x bus width / 8
   double measured_copy_gbps = 0; // device-to-device copy sweep, bytes read + written, clean cold L2
   double measured_read_gbps = 0; // read-only sweep (the roof of ops that only read), clean cold L2
+  double measured_write_gbps = 0; // store-only sweep (the roof of ops that only write), clean cold L2; 0: not measured
   std::vector<RoofPoint> roof_curve;  // the same sweeps at smaller sizes, ascending (empty: not measured)
   std::string driver_version, runtime_version, cublas_version, cudnn_version, torch_version;
   std::vector<GemmRoof> measured_gemm;  // one per dtype measured at start (empty: datasheet peaks only)

@@ -208,7 +208,7 @@ def draw_bandwidth(report, out_dir):
     by_size = roofs.get("by_size") or []
     top = max([r["throughput_gbps"] for rs in by_cat.values() for r in rs] +
               [roofs[k] for k, *_ in MEMORY_ROOFS if roofs.get(k)] +
-              [p[k] for p in by_size for k in ("copy_gbps", "read_gbps")]) * 1.08
+              [p.get(k) or 0 for p in by_size for k in ("copy_gbps", "read_gbps", "write_gbps")]) * 1.08
     dtypes = sorted({r["dtype"] for rs in by_cat.values() for r in rs})
     for ax, cat in zip(axes.flat, cats):
         for impl in ("torch", "framework"):  # the framework drawn last, on top
@@ -221,8 +221,9 @@ def draw_bandwidth(report, out_dir):
                            marker="o", facecolors=c if fw else "none", edgecolors=c, linewidths=0.8, alpha=0.75,
                            zorder=3)
         draw_memory_roofs(ax, roofs, horizontal=True)
-        for key, style in (("copy_gbps", "-"), ("read_gbps", "--")) if by_size else ():  # the sweeps at each size
-            ax.plot([p["bytes"] for p in by_size], [p[key] for p in by_size], linestyle=style, color=SIZE_ROOF_COLOR,
+        for key, style in (("copy_gbps", "-"), ("read_gbps", "--"), ("write_gbps", "-.")) if by_size else ():
+            pts = [p for p in by_size if p.get(key)]  # the sweeps at each size (reports before the write sweep: two)
+            ax.plot([p["bytes"] for p in pts], [p[key] for p in pts], linestyle=style, color=SIZE_ROOF_COLOR,
                     linewidth=1.0, zorder=2)
         ax.set_xscale("log")
         sizes = [r["bytes"] for r in by_cat[cat]]
@@ -250,7 +251,8 @@ def draw_bandwidth(report, out_dir):
                        label="LibTorch (hollow)")]
     handles += memory_roof_handles(roofs)
     if by_size:
-        handles += [Line2D([], [], linestyle="-", color=SIZE_ROOF_COLOR, label="copy / read (dashed) sweep at each size")]
+        handles += [Line2D([], [], linestyle="-", color=SIZE_ROOF_COLOR,
+                           label="copy / read (dashed) / write (dash-dot) sweep at each size")]
     fig.suptitle(f"Achieved bandwidth vs problem size, {report['context']['system']['name']}", fontsize=11)
     legend_below(fig, handles, suptitle=True)
     save(fig, out_dir, "bandwidth.png")
@@ -258,14 +260,15 @@ def draw_bandwidth(report, out_dir):
     return {"file": "bandwidth.png", "title": "Achieved bandwidth vs problem size",
             "caption": "Achieved GB/s against the bytes each problem moves, per category (framework filled, "
                        "LibTorch hollow, coloured by dtype), under the measured copy roof (solid), the measured "
-                       "read-only roof (dashed; the roof of ops that only read) and the theoretical bandwidth "
-                       "(dotted); in red, the same two sweeps timed at smaller sizes, what a streaming kernel reaches "
+                       "read-only roof (dashed; the roof of ops that only read), the measured store-only roof "
+                       "(dash-dot; ops that only write) and the theoretical bandwidth (dotted); in red, the same "
+                       "sweeps timed at smaller sizes, what a streaming kernel reaches "
                        f"moving that many bytes from a cold L2.{note}"}
 
 
 SIZE_ROOF_COLOR = "#c0392b"
 MEMORY_ROOFS = (("copy_gbps", "measured copy", "-", "#222222"), ("read_gbps", "measured read", "--", "#555555"),
-                ("theoretical_gbps", "theoretical", ":", "#999999"))
+                ("write_gbps", "measured write", "-.", "#777777"), ("theoretical_gbps", "theoretical", ":", "#999999"))
 
 
 def draw_memory_roofs(ax, roofs, horizontal, x=None, cap=None):

@@ -113,16 +113,19 @@ std::vector<RoofPoint> measure_roofs_at(const std::vector<double>& sizes, Timing
   for (double size : sizes) {
     // 32-byte multiples: 16-byte loads for the sweep, two 16-byte-aligned halves for the copy.
     const std::size_t bytes = std::max<std::size_t>(std::size_t(size) / 32 * 32, 32);
-    DeviceBuffer src(bytes), dst(bytes / 2);
+    DeviceBuffer src(bytes), dst(bytes);  // the copy writes the first half of dst, the write sweep all of it
     OPBENCH_CUDA_CHECK(cudaMemsetAsync(src.get(), 1, bytes, s));
     const std::vector<Measurement> m = measure(
         {[&](cudaStream_t st) { launch_read_sweep(src.get(), bytes, sink.get(), res.sm_count(), st); },
-         [&](cudaStream_t st) { launch_copy_sweep(src.get(), dst.get(), bytes / 2, res.sm_count(), st); }},
-        c, res, s, {"read sweep", "copy sweep"});
-    if (!m[0].pure || m[0].pure->median_ms <= 0 || !m[1].pure || m[1].pure->median_ms <= 0)
-      throw std::runtime_error("the bandwidth roofs could not be timed at " + std::to_string(bytes) + " bytes");
-    out.push_back({double(bytes), double(bytes) / (m[0].pure->median_ms * 1e-3) / 1e9,
-                   double(bytes) / (m[1].pure->median_ms * 1e-3) / 1e9});
+         [&](cudaStream_t st) { launch_copy_sweep(src.get(), dst.get(), bytes / 2, res.sm_count(), st); },
+         [&](cudaStream_t st) { launch_write_sweep(dst.get(), bytes, res.sm_count(), st); }},
+        c, res, s, {"read sweep", "copy sweep", "write sweep"});
+    auto gbps = [&](const Measurement& mm) {
+      if (!mm.pure || mm.pure->median_ms <= 0)
+        throw std::runtime_error("the bandwidth roofs could not be timed at " + std::to_string(bytes) + " bytes");
+      return double(bytes) / (mm.pure->median_ms * 1e-3) / 1e9;
+    };
+    out.push_back({double(bytes), gbps(m[0]), gbps(m[1]), gbps(m[2])});
   }
   return out;
 }

@@ -82,6 +82,7 @@ RunContext describe(const Options& opt, const Registry& reg, const std::vector<P
   ctx.device.roof_curve = measure_roofs_at(roof_curve_sizes(timing), timing, stream);
   // The curve closes at the roofs' own size: its read point there is the read roof (measure_read_gbps's).
   ctx.device.measured_read_gbps = ctx.device.roof_curve.back().read_gbps;
+  ctx.device.measured_write_gbps = ctx.device.roof_curve.back().write_gbps;  // and its write point the write roof
   std::vector<DType> dtypes;
   for (const Problem& p : problems)
     if (std::find(dtypes.begin(), dtypes.end(), p.dtype) == dtypes.end()) dtypes.push_back(p.dtype);

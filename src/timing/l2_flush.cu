@@ -40,7 +40,22 @@ __global__ void __launch_bounds__(kSweepThreads) copy_sweep_kernel(const uint4* 
   for (; i < n; i += stride) q[i] = p[i];
 }
 
+__global__ void __launch_bounds__(kSweepThreads) write_sweep_kernel(uint4* __restrict__ q, std::size_t n) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const uint4 v = make_uint4(unsigned(i), 1u, 2u, 3u);
+  for (; i + 3 * stride < n; i += 4 * stride)  // four stores per thread in flight, as the copy's
+    q[i] = v, q[i + stride] = v, q[i + 2 * stride] = v, q[i + 3 * stride] = v;
+  for (; i < n; i += stride) q[i] = v;
+}
+
 }  // namespace
+
+void launch_write_sweep(void* dst, std::size_t bytes, int sm_count, cudaStream_t s) {
+  const int blocks = std::max(sm_count, 1) * kSweepBlocksPerSm;
+  write_sweep_kernel<<<blocks, kSweepThreads, 0, s>>>(static_cast<uint4*>(dst), bytes / 16);
+  OPBENCH_CUDA_CHECK(cudaGetLastError());
+}
 
 void launch_copy_sweep(const void* src, void* dst, std::size_t bytes, int sm_count, cudaStream_t s) {
   const int blocks = std::max(sm_count, 1) * kSweepBlocksPerSm;

@@ -27,6 +27,9 @@ std::size_t read_sweep_sink_bytes(int sm_count);
 // (device_info.hpp), where cudaMemcpyAsync changes its method with the size (H100: 1.5 MB in 1.79 us, 3 MB in
 // 4.77 us).
 void launch_copy_sweep(const void* src, void* dst, std::size_t bytes, int sm_count, cudaStream_t s);
+// Writes [dst, dst + bytes) (bytes a multiple of 16, dst 16-byte aligned) on `s` with the read sweep's grid, four
+// 16-byte stores in flight a thread and no load: the write roof's kernel (device_info.hpp).
+void launch_write_sweep(void* dst, std::size_t bytes, int sm_count, cudaStream_t s);
 
 class L2Flusher {
  public:

@@ -180,8 +180,8 @@ TEST_F(Timing, RoofsAreBelowTheTheoreticalPeak) {
 }
 
 // The curve a run measures at start: ascending sizes from 1 MB up to the roofs' own, every rate
-// under the theoretical peak (the copy's may pass its roof a little: its writes can still be in L2 at its
-// end), and a cold start costing a small sweep more of its time than a large one.
+// under the theoretical peak (the copy's and the write sweep's may pass it a little: their writes can still be in
+// L2 at their end), and a cold start costing a small sweep more of its time than a large one.
 TEST_F(Timing, RoofsBySizeRiseTowardsTheRoofs) {
   const DeviceInfo d = query_device();
   const std::vector<double> sizes = roof_curve_sizes(*res_);
@@ -192,14 +192,18 @@ TEST_F(Timing, RoofsBySizeRiseTowardsTheRoofs) {
   const std::vector<RoofPoint> c = measure_roofs_at({4e6, 256e6}, *res_, s_);
   ASSERT_EQ(c.size(), 2u);
   for (const RoofPoint& p : c) {
-    std::printf("%.0f MB: read %.0f GB/s, copy %.0f GB/s\n", p.bytes / 1e6, p.read_gbps, p.copy_gbps);
+    std::printf("%.0f MB: read %.0f GB/s, copy %.0f GB/s, write %.0f GB/s\n", p.bytes / 1e6, p.read_gbps, p.copy_gbps,
+                p.write_gbps);
     EXPECT_GT(p.read_gbps, 0);
     EXPECT_GT(p.copy_gbps, 0);
+    EXPECT_GT(p.write_gbps, 0);
     EXPECT_LT(p.read_gbps, 1.02 * d.theoretical_gbps);
     EXPECT_LT(p.copy_gbps, 1.1 * d.theoretical_gbps);
+    EXPECT_LT(p.write_gbps, 1.1 * d.theoretical_gbps);
   }
   EXPECT_LT(c[0].read_gbps, 0.9 * c[1].read_gbps);
   EXPECT_LT(c[0].copy_gbps, 0.9 * c[1].copy_gbps);
+  EXPECT_LT(c[0].write_gbps, 0.9 * c[1].write_gbps);
 }
 
 TEST_F(Timing, CuptiTimerReadsTheKernelWithoutTheEventFloor) {

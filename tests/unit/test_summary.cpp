@@ -200,6 +200,27 @@ TEST(Roofline, MemoryRoofFollowsTheBytesWritten) {
   EXPECT_DOUBLE_EQ(memory_roof(d, 1e9, 1.0).gbps, 3000);
 }
 
+// With a write sweep, ops writing more than they read (expand) take the line from the copy to it, not the read
+// sweep and copy's line continued (whose write rate a store-only stream beats: H200 4.17 TB/s implied, 4.3-4.6
+// measured); ops writing no more than they read are as before.
+TEST(Roofline, MemoryRoofOfWritesFromTheWriteSweep) {
+  DeviceInfo d = h100();
+  d.measured_copy_gbps = 3000, d.measured_read_gbps = 3200;
+  const double before_half = memory_roof(d, 3e9, 1e9).gbps, before_all = memory_roof(d, 1e9, 1e9).gbps;
+  EXPECT_NEAR(before_all, 1.0 / (2.0 / 3000 - 1.0 / 3200), 1e-6);  // no write sweep: the line continued
+  d.measured_write_gbps = 3300;
+  EXPECT_NEAR(memory_roof(d, 1e9, 1e9).gbps, 3300, 1e-9);           // writes only: the write sweep
+  EXPECT_NEAR(memory_roof(d, 1e9, 0.75e9).gbps, 1.0 / (0.5 / 3000 + 0.5 / 3300), 1e-9);  // halfway from the copy
+  EXPECT_NEAR(memory_roof(d, 1e9, 0.5e9).gbps, 3000, 1e-9);         // as much written as read: the copy
+  EXPECT_DOUBLE_EQ(memory_roof(d, 3e9, 1e9).gbps, before_half);      // a third written: as before
+  EXPECT_DOUBLE_EQ(memory_roof(d, 1e9, 0).gbps, 3000);               // unknown split: the copy
+  // By size: the write points interpolated as the others; a curve without them falls back to the line.
+  d.roof_curve = {{16e6, 1600, 1500, 1700}, {64e6, 2800, 2600, 3000}};
+  EXPECT_NEAR(memory_roof_at_size(d, 32e6, 32e6).gbps, 2350, 1e-9);
+  d.roof_curve = {{16e6, 1600, 1500}, {64e6, 2800, 2600}};
+  EXPECT_NEAR(memory_roof_at_size(d, 64e6, 64e6).gbps, 1.0 / (2.0 / 2600 - 1.0 / 2800), 1e-6);
+}
+
 TEST(Roofline, MemoryRoofAtSizeInterpolatesTheMeasuredCurve) {
   DeviceInfo d = h100();
   d.measured_copy_gbps = 3000, d.measured_read_gbps = 3200;

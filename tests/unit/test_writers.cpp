@@ -79,8 +79,12 @@ RunResults small_run() {
   d.theoretical_gbps = 2 * 2619e6 * 5120 / 8 / 1e9;
   d.measured_copy_gbps = 3010.5;
   d.measured_read_gbps = 3190.25;
+  d.measured_write_gbps = 3105.75;
   d.measured_gemm = {{DType::f16, false, 800.5, "cuBLAS 8192x8192x8192, median of 20"}};
-  d.roof_curve = {{4e6, 1300.5, 850.25}, {64e6, 2900.5, 3050.75}, {256e6, 3150.5, 3000.5}, {400e6, 3190.25, 3010.5}};
+  d.roof_curve = {{4e6, 1300.5, 850.25, 900.5},
+                  {64e6, 2900.5, 3050.75, 2950.25},
+                  {256e6, 3150.5, 3000.5, 3090.5},
+                  {400e6, 3190.25, 3010.5, 3105.75}};
   d.driver_version = "580.65.06", d.runtime_version = "13.0", d.cublas_version = "13.0.0";
   d.cudnn_version = "9.19.0", d.torch_version = "2.11.0";
   r.context.l2_flush = "write then read a 100 MB buffer";
@@ -217,6 +221,7 @@ TEST(Markdown, EveryVerdictAndWhereResultsStand) {
   auto has = [&](const std::string& text) { return md.find(text) != std::string::npos; };
   // The roofs the rows are held to, and the bound and % of roof of each row.
   EXPECT_TRUE(has("| Measured read bandwidth | 3190.2 GB/s (read-only sweep"));
+  EXPECT_TRUE(has("| Measured write bandwidth | 3105.8 GB/s (store-only sweep"));
   EXPECT_TRUE(has("| Compute roof (fp16) | measured GEMM 800.50 TFLOP/s (cuBLAS 8192x8192x8192, median of 20); "
                   "datasheet 132 SMs"));
   EXPECT_TRUE(has("| Bound | % of roof |"));
@@ -334,6 +339,8 @@ TEST(Json, RoundTrip) {
   ASSERT_EQ(back.context.device.roof_curve.size(), 4u);
   EXPECT_EQ(back.context.device.roof_curve[2].bytes, 256e6);
   EXPECT_EQ(back.context.device.roof_curve[2].read_gbps, 3150.5);
+  EXPECT_EQ(back.context.device.roof_curve[2].write_gbps, 3090.5);
+  EXPECT_EQ(back.context.device.measured_write_gbps, 3105.75);
   EXPECT_EQ(back.problems[3].framework_verify().first_mismatch, "index 17: got 1.5, expected 1.25");
   EXPECT_EQ(back.problems[3].impls[0].status, Status::incorrect);
   EXPECT_THROW(from_json(nlohmann::json{{"schema_version", 99}}), std::runtime_error);
