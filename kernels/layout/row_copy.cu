@@ -271,8 +271,10 @@ __global__ void __launch_bounds__(Cfg::kThreads) row_copy_kernel(const Args a) {
 // GPU 282d5265 (bench_ops, A/B twice, best turns; notes/performance.md, forty-first round), us, with 8 stores a
 // thread: bf16 4096^2 10.7 -> 8.35, 8192^2 39.4 -> 30.3, 512^3 77.6 -> 59.1; fp32 4096^2 20.4 -> 15.7, 8192^2
 // 78.0 -> 59.6, 512^3 154.0 -> 117.4; 512^2 and 1024^2 0.03-0.12 faster. A store-only stream is not bound by the
-// copy roof (reads and writes): on that board cudaMemset and a store kernel wrote 4.3-4.6 TB/s at 256-512 MB, so
-// these run at 101-110% of the copy roof. Of 1, 2, 4 and 8 stores a thread (GPU 64a9b87b, two turns), 8 took 1-4%
+// copy roof (reads and writes): on that board cudaMemset and a store kernel wrote 4.3-4.6 TB/s at 256-512 MB, and
+// these ran at 101-110% of the copy-based roof; their roof is now the store-only sweep's (device_info.hpp), which
+// they still pass by 4-7% at 8192^2 and 512^3 (that sweep's grid-stride order writes slower than one pass of a
+// store or two a thread). Of 1, 2, 4 and 8 stores a thread (GPU 64a9b87b, two turns), 8 took 1-4%
 // longer than 2 from 8192^2 up (its stores eight passes apart), 1 and 4 within 1% of 2.
 constexpr int kExpandThreads = 256;
 constexpr int kExpandMaxPasses = 2;    // stores a thread
