@@ -33,6 +33,8 @@ const std::vector<Shape>& transformer_shapes();
 // The shapes GPU tests run every op on unless the op says otherwise: 1, 3, 4097, 1023x1025, 1x65537,
 // 65537x1, 16x5003, 257x24, 999x100, and more short rows than one wave holds (20001x256, 20001x200, 40001x40).
 const std::vector<Shape>& odd_shapes();
+// odd_shapes() followed by an op's own test shapes.
+std::vector<Shape> odd_shapes_and(const std::vector<Shape>& extra);
 // More rows than one wave of the 4-deep row kernel holds, of 65..112 aligned 16-byte vectors (kShortRowMaxVectors) in
 // each dtype (one shape for 16-bit, one for fp32): the short-row kernel's 16 lanes of up to eight vectors. Also the
 // special-value GPU tests' (test_special_vs_torch); test_reduce_plans checks that they reach that layout.

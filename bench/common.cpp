@@ -43,17 +43,15 @@ const std::vector<Shape>& eight_vector_row_shapes() {
   return v;
 }
 
-std::vector<Shape> row_apply_test_shapes() {
+std::vector<Shape> odd_shapes_and(const std::vector<Shape>& extra) {
   std::vector<Shape> v = odd_shapes();
-  for (const Shape& s : std::vector<Shape>{{1001, 760}, {1001, 360}, {1001, 90}}) v.push_back(s);
+  v.insert(v.end(), extra.begin(), extra.end());
   return v;
 }
 
-std::vector<Shape> row_reduction_test_shapes() {
-  std::vector<Shape> v = odd_shapes();
-  for (const Shape& s : eight_vector_row_shapes()) v.push_back(s);
-  return v;
-}
+std::vector<Shape> row_apply_test_shapes() { return odd_shapes_and({{1001, 760}, {1001, 360}, {1001, 90}}); }
+
+std::vector<Shape> row_reduction_test_shapes() { return odd_shapes_and(eight_vector_row_shapes()); }
 
 // The size class's standard shapes, then the extra ones whose element count falls in that class
 // (<= 1.1M small, <= 8.4M medium, <= 33.6M large, else very_large; batch gets none), skipping any

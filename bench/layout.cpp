@@ -70,11 +70,6 @@ struct Narrow {
 };
 Narrow narrow_of(int64_t cols) { return {cols / 4, std::max<int64_t>(cols / 2, 1)}; }
 
-std::vector<Shape> with(std::vector<Shape> extra) {
-  std::vector<Shape> v = odd_shapes();
-  v.insert(v.end(), extra.begin(), extra.end());
-  return v;
-}
 
 void add_copy(Registry& r) {
   OpDef d = make_op("copy", kLayout, "x.clone()");
@@ -85,7 +80,7 @@ void add_copy(Registry& r) {
   d.bytes = [](const Shape& s, DType t) { return 2.0 * numel(s) * dtype_size(t); };
   d.flops = no_flops;
   d.tolerance = exact;
-  d.test_shapes = [] { return with({{2, 3, 5}}); };
+  d.test_shapes = [] { return odd_shapes_and({{2, 3, 5}}); };
   d.impls = {framework_impl([](const Bindings& b, cudaStream_t st) {
     L::copy(b.in[0].data, b.out[0].data, b.in[0].numel(), b.in[0].dtype, st);
   })};
@@ -103,7 +98,7 @@ void add_transpose(Registry& r) {
   d.bytes = [](const Shape& s, DType t) { return 2.0 * numel(s) * dtype_size(t); };
   d.flops = no_flops;
   d.tolerance = exact;
-  d.test_shapes = [] { return with({{3, 65, 33}, {2, 128, 256}, {2, 129, 257}, {5, 64, 64}, {136, 72}}); };
+  d.test_shapes = [] { return odd_shapes_and({{3, 65, 33}, {2, 128, 256}, {2, 129, 257}, {5, 64, 64}, {136, 72}}); };
   d.impls = {framework_impl([](const Bindings& b, cudaStream_t st) {
     const Shape& s = b.in[0].shape;
     const int64_t M = s[s.size() - 2], N = s[s.size() - 1];
@@ -157,7 +152,7 @@ void add_cat(Registry& r, const std::string& name, bool last) {
   d.bytes = [](const Shape& s, DType t) { return 4.0 * numel(s) * dtype_size(t); };
   d.flops = no_flops;
   d.tolerance = exact;
-  d.test_shapes = [] { return with({{2, 3, 5}}); };
+  d.test_shapes = [] { return odd_shapes_and({{2, 3, 5}}); };
   d.impls = {framework_impl([last](const Bindings& b, cudaStream_t st) {
     const int64_t na = b.in[0].numel(), nb = b.in[1].numel();
     if (last) {
@@ -185,7 +180,7 @@ void add_slice(Registry& r) {
   };
   d.flops = no_flops;
   d.tolerance = exact;
-  d.test_shapes = [] { return with({{2, 3, 5}, {37, 100}}); };
+  d.test_shapes = [] { return odd_shapes_and({{2, 3, 5}, {37, 100}}); };
   d.impls = {framework_impl([](const Bindings& b, cudaStream_t st) {
     const Rows rc = as_rows(b.in[0].shape);
     L::narrow_last(b.in[0].data, b.out[0].data, rc.rows, rc.cols, int64_t(b.params.get("start")),
@@ -221,7 +216,7 @@ void add_gather(Registry& r) {
   // the last slab part-filled; misaligned, row by row. {131075, 256}: rows too many for a 256-byte slab's pass
   // (67 MB) to fit L2: in fp32 (1 KB rows) walked window-major on a GPU of up to 64 MB of L2, the last window and
   // the last 32-row group part-filled; in 16 bits (512-byte rows) slab-major.
-  d.test_shapes = [] { return with({{257, 64}, {100, 3}, {2, 3, 5}, {16384, 1544}, {131075, 256}}); };
+  d.test_shapes = [] { return odd_shapes_and({{257, 64}, {100, 3}, {2, 3, 5}, {16384, 1544}, {131075, 256}}); };
   d.impls = {framework_impl(
       [](const Bindings& b, cudaStream_t st) {
         const TensorView& table = b.in[0];
@@ -244,7 +239,7 @@ void add_expand(Registry& r) {
   d.bytes = [](const Shape& s, DType t) { return double(as_rows(s).cols + numel(s)) * dtype_size(t); };
   d.flops = no_flops;
   d.tolerance = exact;
-  d.test_shapes = [] { return with({{3, 7, 5}, {100, 8}}); };
+  d.test_shapes = [] { return odd_shapes_and({{3, 7, 5}, {100, 8}}); };
   d.impls = {framework_impl([](const Bindings& b, cudaStream_t st) {
     const int64_t n = b.in[0].numel();
     L::expand_rows(b.in[0].data, b.out[0].data, n == 0 ? 0 : b.out[0].numel() / n, n, b.in[0].dtype, st);

@@ -38,14 +38,14 @@ SmRate sm_rate(const DeviceInfo& d, DType t, bool tf32) {
 // 4.3-4.6 measured; expand ran at 109-112% of it).
 double combined_gbps(double read, double copy, double write, double bytes, double bytes_written) {
   const bool split_known = bytes_written > 0 && bytes_written <= bytes;
-  // Seconds per GB written, as the copy implies; a read sweep under half the copy rate would make it
-  // negative (the sweeps disagree), and then the copy alone is the roof.
-  const double write_cost = read > 0 ? 2 / copy - 1 / read : 0;
-  if (!split_known || read <= 0 || write_cost <= 0) return copy;
-  const double f = bytes_written / bytes;
-  if (2 * f > 1 && write > 0) return 1 / ((2 - 2 * f) / copy + (2 * f - 1) / write);
+  // Seconds a GB written only: the write sweep's, or the line's (2 / copy - 1 / read); a read sweep under half the
+  // copy rate would make the line's negative (the sweeps disagree), and then the copy alone is the roof.
+  const double line_end = read > 0 ? 2 / copy - 1 / read : 0;
+  if (!split_known || read <= 0 || line_end <= 0) return copy;
   const double r = bytes - bytes_written, w = bytes_written;
-  return bytes / (r / read + w * write_cost);
+  if (w <= r) return bytes / (r / read + w * line_end);  // up to the copy: the read sweep's line
+  const double end = write > 0 ? 1 / write : line_end;  // past it: from the copy to the write sweep (or the line on)
+  return bytes / (2 * r / copy + (w - r) * end);
 }
 
 }  // namespace

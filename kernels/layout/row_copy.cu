@@ -540,10 +540,11 @@ void narrow_last(const void* src, void* dst, int64_t rows, int64_t n, int64_t st
 }
 
 void expand_rows(const void* src, void* dst, int64_t rows, int64_t n, DType dt, cudaStream_t stream) {
-  const int64_t row_bytes = n * elem_size(dt);
-  const uintptr_t ends = reinterpret_cast<uintptr_t>(src) | reinterpret_cast<uintptr_t>(dst);
+  const int es = elem_size(dt);
   FW_REQUIRE(rows >= 0 && n >= 0, "negative size");
   if (rows == 0 || n == 0) return;
+  const int64_t row_bytes = n * es;
+  const uintptr_t ends = reinterpret_cast<uintptr_t>(src) | reinterpret_cast<uintptr_t>(dst);
   if (row_bytes % 16 != 0 || (ends & 15) != 0)  // rows of ragged or misaligned chunks: located chunk by chunk
     return run<Src::plain, PlainConfig>(src, 0, n, nullptr, 0, 0, rows, dst, dt, nullptr, 1, 1, stream);
   const int64_t row_chunks = row_bytes / 16, nchunks = rows * row_chunks;
