@@ -153,7 +153,7 @@ int main(int argc, char** argv) {
   int l2 = 0, sms = 0;
   CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  opbench::L2Flusher flush(size_t(l2), sms);  // bench_ops's clean cold L2: 2 x L2 written, then read
+  opbench::L2Flusher flush{size_t(l2)};  // bench_ops's clean cold L2: 2 x L2 written, then read
   cudaStream_t s;
   CHECK(cudaStreamCreate(&s));
   // The table's columns: every configuration and split count the cost model chooses from.

@@ -3,9 +3,9 @@
 // developer tool beside bench_ops, which measures the same curve at its start (the report's "roofs by size"):
 //   build/roof_sweep [--device-timer cupti|events] [MB ...]
 // Each size is the bytes moved, as a result's `bytes`: the read sweep reads all of them (l2_flush.hpp's
-// kernel, the read roof's); the copy reads half and writes half (launch_copy_sweep, a kernel of the read
-// sweep's grid and loads, since cudaMemcpyAsync, the copy roof's call, changes its method with the size); the write
-// sweep writes all of them (launch_write_sweep).
+// kernel, the read roof's); the copy reads half and writes half (launch_copy_sweep, a streaming copy kernel, since
+// cudaMemcpyAsync, the copy roof's call, changes its method with the size); the write sweep writes all of them
+// (launch_write_sweep).
 // All are timed exactly as the roofs and the ops are (measure_roofs_at, device_info.hpp: clean cold L2
 // before every sample, handshake, clock check, median to 1%), the three launches of a size in turns. Without
 // sizes, bench_ops's (roof_curve_sizes). Prints one Markdown row a size: median us, GB/s, and that GB/s as

@@ -108,7 +108,7 @@ double measure_read_gbps(TimingResources& res, cudaStream_t s) {
 
 std::vector<RoofPoint> measure_roofs_at(const std::vector<double>& sizes, TimingResources& res, cudaStream_t s) {
   std::vector<RoofPoint> out;
-  DeviceBuffer sink(read_sweep_sink_bytes(res.sm_count()));
+  DeviceBuffer sink(read_sweep_sink_bytes());
   const TimingConfig c = roof_timing();
   for (double size : sizes) {
     // 32-byte multiples: 16-byte loads for the sweep, two 16-byte-aligned halves for the copy.
@@ -116,9 +116,9 @@ std::vector<RoofPoint> measure_roofs_at(const std::vector<double>& sizes, Timing
     DeviceBuffer src(bytes), dst(bytes);  // the copy writes the first half of dst, the write sweep all of it
     OPBENCH_CUDA_CHECK(cudaMemsetAsync(src.get(), 1, bytes, s));
     const std::vector<Measurement> m = measure(
-        {[&](cudaStream_t st) { launch_read_sweep(src.get(), bytes, sink.get(), res.sm_count(), st); },
-         [&](cudaStream_t st) { launch_copy_sweep(src.get(), dst.get(), bytes / 2, res.sm_count(), st); },
-         [&](cudaStream_t st) { launch_write_sweep(dst.get(), bytes, res.sm_count(), st); }},
+        {[&](cudaStream_t st) { launch_read_sweep(src.get(), bytes, sink.get(), st); },
+         [&](cudaStream_t st) { launch_copy_sweep(src.get(), dst.get(), bytes / 2, st); },
+         [&](cudaStream_t st) { launch_write_sweep(dst.get(), bytes, st); }},
         c, res, s, {"read sweep", "copy sweep", "write sweep"});
     auto gbps = [&](const Measurement& mm) {
       if (!mm.pure || mm.pure->median_ms <= 0)

@@ -27,9 +27,9 @@ DeviceInfo query_device();
 //    roof of ops that only read (reductions, losses): measure_roofs_at's read point at that size;
 //  - write: a store-only sweep of such a buffer (launch_write_sweep), the roof of ops that only write
 //    (expand): measure_roofs_at's write point at that size. A stream of stores alone runs faster than the
-//    copy's writes: H200 GPU b19598fb, the sweep 4.37 TB/s at 503 MB, where the copy and read roofs imply 4.17.
-//    A grid of one store a thread wrote faster still (4.49-4.60 TB/s at 512 MB on another H200, expand_kernel
-//    4.54-4.66): the sweep's grid-stride order, its stores 4 MB apart, is not yet the fastest way to write.
+//    copy's writes: H200 GPU 87a7a534, the sweep 4.69 TB/s at 512 MB, where the copy and read roofs imply ~4.1.
+//    The three sweeps take one pass of the buffer, a grid as wide as it (l2_flush.cu has the figures against the
+//    grid-stride loops they replaced).
 // The overloads taking resources and a stream reuse a session's; the others make their own.
 std::size_t roof_sweep_bytes(const TimingResources& res);  // the size both roofs are measured at
 double measure_copy_gbps(TimingResources& res, cudaStream_t s);
@@ -37,9 +37,9 @@ double measure_read_gbps(TimingResources& res, cudaStream_t s);
 double measure_copy_gbps();
 double measure_read_gbps();
 
-// The read sweep, a copy kernel of the same grid and loads (launch_copy_sweep: cudaMemcpyAsync, the copy roof's
-// call, changes its method with the size) and the write sweep at each size in `bytes` (bytes moved, ascending or
-// not), timed in turns as the roofs are: what a streaming kernel reaches at a problem's own size. roof_curve_sizes: the sizes a run measures, two a
+// The read sweep, a copy kernel (launch_copy_sweep: cudaMemcpyAsync, the copy roof's call, changes its method with
+// the size) and the write sweep at each size in `bytes` (bytes moved, ascending or not), timed in turns as the roofs
+// are: what a streaming kernel reaches at a problem's own size. roof_curve_sizes: the sizes a run measures, two a
 // factor of two from 1 MB up to the roofs' own size, which closes the list (1, 1.5, 2, 3, 4, 6 ... MB).
 std::vector<RoofPoint> measure_roofs_at(const std::vector<double>& bytes, TimingResources& res, cudaStream_t s);
 std::vector<double> roof_curve_sizes(const TimingResources& res);

@@ -17,29 +17,27 @@
 
 namespace opbench {
 
-// Reads [p, p + bytes) (bytes a multiple of 16, p 16-byte aligned) on `s`. Nothing is written unless
-// the data's checksum matches a value it cannot be known not to match, so the loads stay and no dirty
-// line is left behind; `sink` must hold read_sweep_sink_bytes(sm_count).
-void launch_read_sweep(const void* p, std::size_t bytes, void* sink, int sm_count, cudaStream_t s);
-std::size_t read_sweep_sink_bytes(int sm_count);
-// Copies [src, src + bytes) to dst (bytes a multiple of 16, both 16-byte aligned) on `s` with the read sweep's
-// grid and loads, each load's 16 bytes stored back: the streaming copy kernel the roofs by size are timed with
-// (device_info.hpp), where cudaMemcpyAsync changes its method with the size (H100: 1.5 MB in 1.79 us, 3 MB in
-// 4.77 us).
-void launch_copy_sweep(const void* src, void* dst, std::size_t bytes, int sm_count, cudaStream_t s);
-// Writes [dst, dst + bytes) (bytes a multiple of 16, dst 16-byte aligned) on `s` with the read sweep's grid, four
-// 16-byte stores in flight a thread and no load: the write roof's kernel (device_info.hpp).
-void launch_write_sweep(void* dst, std::size_t bytes, int sm_count, cudaStream_t s);
+// Reads [p, p + bytes) (bytes a multiple of 16, p 16-byte aligned) on `s`, one pass of four 16-byte loads a thread.
+// Nothing is written unless the data's checksum matches a value it cannot be known not to match, so the loads stay
+// and no dirty line is left behind; `sink` must hold read_sweep_sink_bytes().
+void launch_read_sweep(const void* p, std::size_t bytes, void* sink, cudaStream_t s);
+std::size_t read_sweep_sink_bytes();
+// Copies [src, src + bytes) to dst (bytes a multiple of 16, both 16-byte aligned) on `s`, one 16-byte chunk a
+// thread: the streaming copy kernel the roofs by size are timed with (device_info.hpp), where cudaMemcpyAsync changes
+// its method with the size (H100: 1.5 MB in 1.79 us, 3 MB in 4.77 us).
+void launch_copy_sweep(const void* src, void* dst, std::size_t bytes, cudaStream_t s);
+// Writes [dst, dst + bytes) (bytes a multiple of 16, dst 16-byte aligned) on `s`, one 16-byte store a thread and
+// no load: the write roof's kernel (device_info.hpp).
+void launch_write_sweep(void* dst, std::size_t bytes, cudaStream_t s);
 
 class L2Flusher {
  public:
-  L2Flusher(std::size_t l2_bytes, int sm_count);  // a buffer of 2 x l2_bytes
-  void flush(cudaStream_t s);                     // write, then read, the whole buffer
+  explicit L2Flusher(std::size_t l2_bytes);  // a buffer of 2 x l2_bytes
+  void flush(cudaStream_t s);                // write, then read, the whole buffer
   std::size_t bytes() const { return buf_.bytes(); }
 
  private:
   DeviceBuffer buf_, sink_;
-  int sm_count_ = 0;
   int value_ = 0;
 };
 

@@ -48,7 +48,7 @@ struct TimingResources::Parts {
   int sm_count = device_attribute(cudaDevAttrMultiProcessorCount);
   double max_clock_mhz = device_attribute(cudaDevAttrClockRate) / 1000.0;
   std::size_t l2_bytes = std::size_t(device_attribute(cudaDevAttrL2CacheSize));
-  L2Flusher flusher{l2_bytes, sm_count};
+  L2Flusher flusher{l2_bytes};
   StreamBlocker blocker;
   ClockProbe clock{sm_count};
   EventPair events;

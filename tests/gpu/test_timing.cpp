@@ -31,7 +31,7 @@ class Timing : public testing::Test {
     if (!res_) res_ = new TimingResources();  // once for the suite, as a session does
     OPBENCH_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking));
     buf_ = DeviceBuffer(kTinyBytes);
-    sink_ = DeviceBuffer(read_sweep_sink_bytes(res_->sm_count()));
+    sink_ = DeviceBuffer(read_sweep_sink_bytes());
     OPBENCH_CUDA_CHECK(cudaMemset(buf_.get(), 1, kTinyBytes));
   }
   void TearDown() override {
@@ -43,7 +43,7 @@ class Timing : public testing::Test {
   }
 
   // A tiny kernel: a read sweep over 1 MiB (a few microseconds).
-  void tiny(cudaStream_t s) { launch_read_sweep(buf_.get(), kTinyBytes, sink_.get(), res_->sm_count(), s); }
+  void tiny(cudaStream_t s) { launch_read_sweep(buf_.get(), kTinyBytes, sink_.get(), s); }
 
   static TimingConfig quick() {
     TimingConfig c;
@@ -150,9 +150,9 @@ TEST_F(Timing, CleanFlushLeavesNoInputsAndNoDirtyLines) {
     for (int mode = 0; mode < 3; ++mode) {
       if (mode == 1) clean.flush(s_);
       if (mode == 2) OPBENCH_CUDA_CHECK(cudaMemsetAsync(dirty.get(), i & 0x7f, dirty.bytes(), s_));
-      if (mode == 0) launch_read_sweep(data.get(), bytes, sink_.get(), res_->sm_count(), s_);  // bring it in
+      if (mode == 0) launch_read_sweep(data.get(), bytes, sink_.get(), s_);  // bring it in
       ev.start(s_);
-      launch_read_sweep(data.get(), bytes, sink_.get(), res_->sm_count(), s_);
+      launch_read_sweep(data.get(), bytes, sink_.get(), s_);
       ev.stop(s_);
       OPBENCH_CUDA_CHECK(cudaStreamSynchronize(s_));
       (mode == 0 ? warm : mode == 1 ? after_clean : after_dirty).push_back(ev.elapsed_ms());
