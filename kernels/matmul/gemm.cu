@@ -2,7 +2,7 @@
 //   fp32, TF32 allowed, W[N,K], cc 9.0    -> TMA + wgmma TF32 kernel (gemm_sm90.cu)
 //   fp32, TF32 allowed, B[K,N], cc 9.0,   -> the same kernel on the transposed problem C^T = B^T A^T, B^T's
 //     no bias, N % 4 == 0, not M = 1        fragments through registers (sm90_tf32_kn_supported)
-//     on the streaming kernel
+//     on the streaming kernel, unless M >= 512 and its tile has one consumer (tf32_transpose_pays):
 //   fp32, TF32 allowed, B[K,N], cc 9.0,   -> B transposed into a scratch [N,K] (fw::layout), then the
 //     M >= 256, otherwise                    wgmma kernel on W[N,K] (TF32 wgmma reads K-major B only)
 //   fp32, TF32 allowed, not cc 9.0 or     -> mma.sync m16n8k8 TF32 kernel (gemm_mma.cu)
@@ -122,6 +122,17 @@ bool tf32x3_kn_pays(const detail::GemmArgs& a) {
   return detail::fills_a_wave(detail::tf32x3_kn_ctas(a, detail::tf32x3_kn_config(a)), device_props().sms);
 }
 
+// Whether TF32 with B as [K, N] runs faster with B transposed first (a pass over B, then W[N, K]'s kernel) than as the
+// transposed problem. The A_MN kernel reads B^T's fragments into registers; on its one-consumer tiles (64 rows of
+// C^T) no second consumer's wgmma hides those loads, and the same tile on W[N, K] runs 1.4-1.6x faster (matmul
+// 1024^3: 10.1 against 16.1 us), so the transpose pays once M amortizes it. H200 GPU 01ae8b01, bench_ops --tf32,
+// A/B twice (notes/performance.md, forty-second round), us: matmul 1024^3 16.1 -> 12.9 (cuBLAS 13.0), 512^3 7.8 ->
+// 7.1, bmm 8x512^3 17.9 -> 17.3; at M = 256 it lost (matmul 256^3 5.25 -> 5.45, bmm 8x256^3 5.91 -> 6.59), and the
+// two-consumer tiles stay (the H100 in the fourteenth round: 2048^3 46.6 against 55.8 transposed).
+bool tf32_transpose_pays(const detail::GemmArgs& a) {
+  return a.M >= 512 && tf32_transposed_ok(a) && detail::sm90_shape(detail::sm90_tf32_kn_config(a)).bm == 64;
+}
+
 Path choose(const detail::GemmArgs& a, bool allow_tf32) {
   if (a.batch == 0 || a.M == 0 || a.N == 0) return Path::empty;
   if (a.K == 0) return Path::fill_bias;
@@ -129,7 +140,8 @@ Path choose(const detail::GemmArgs& a, bool allow_tf32) {
     // W as [N, K]: TF32 wgmma directly, at any M (it also beats streaming B in fp32 at M = 1).
     if (detail::sm90_supported(a, true)) return Path::sm90;
     // B as [K, N]: the transposed problem, except a vector (M = 1) that the streaming kernel takes below.
-    if (detail::sm90_tf32_kn_supported(a) && !detail::gemv_supported(a)) return Path::sm90_tf32_kn;
+    if (detail::sm90_tf32_kn_supported(a) && !detail::gemv_supported(a))
+      return tf32_transpose_pays(a) ? Path::sm90_transposed_b : Path::sm90_tf32_kn;
     if (!tf32_transposed_ok(a)) return Path::mma;  // not Hopper, or rows not 16-byte aligned
     // B as [K, N]: transposing B pays off from a few hundred rows; below that exact fp32 is faster.
     if (a.M >= 256) return Path::sm90_transposed_b;

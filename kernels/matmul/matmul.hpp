@@ -8,8 +8,10 @@
 //                     (TF32 operands = fp32 with the low mantissa bits ignored): W as [N,K] directly;
 //                     B as [K,N] (no bias, N % 4 == 0) as the transposed problem C^T = B^T A^T, B^T's
 //                     tiles loaded as they lie and read into registers for wgmma's register form (TF32
-//                     wgmma reads K-major operands only from shared memory), C^T stored transposed; other
-//                     B[K,N] with M >= 256 after transposing B into a per-device scratch; elsewhere
+//                     wgmma reads K-major operands only from shared memory), C^T stored transposed, except
+//                     where M >= 512 and that problem's tile is 64 rows (one consumer: the fragment loads
+//                     go unhidden), which, like other B[K,N] with M >= 256, runs after transposing B into
+//                     a per-device scratch; elsewhere
 //                     mma.sync m16n8k8 (gemm_mma.cu, inputs rounded to nearest TF32). A B[K,N] vector (M = 1)
 //                     that the cluster GEMV below takes stays on it.
 //   fp32, B[K,N], M = 1, batch 1, N >= 2048, K >= 1024, 16-byte aligned, cc 9.0: the GEMV below
