@@ -50,7 +50,7 @@ __global__ void __launch_bounds__(kSweepThreads) write_sweep_kernel(uint4* __res
   if (i < n) q[i] = make_uint4(unsigned(i), 1u, 2u, 3u);
 }
 
-// Blocks for n chunks, `per_thread` a thread (at least one block; grid.x reaches 2^31 - 1 only past 4 TB).
+// Blocks for n chunks, `per_thread` a thread (at least one block; grid.x reaches 2^31 - 1 only past 16 TB).
 unsigned sweep_blocks(std::size_t n, int per_thread) {
   const std::size_t per_block = std::size_t(per_thread) * kSweepThreads;
   return unsigned(std::max<std::size_t>((n + per_block - 1) / per_block, 1));
