@@ -27,11 +27,12 @@ DeviceInfo query_device();
 //    roof of ops that only read (reductions, losses): measure_roofs_at's read point at that size;
 //  - write: a store-only sweep of such a buffer (launch_write_sweep), the roof of ops that only write
 //    (expand): measure_roofs_at's write point at that size. A stream of stores alone runs faster than the
-//    copy's writes: H200 GPU 87a7a534, the sweep 4.69 TB/s at 512 MB, where the copy and read roofs imply ~4.1.
+//    copy's writes: H200 GPU 81f2ba77 (report ops_20261128-190459), the sweep 4.68 TB/s at 503 MB, where the copy
+//    and read roofs (4.30, 4.64) imply 4.01.
 //    The three sweeps take one pass of the buffer, a grid as wide as it (l2_flush.cu has the figures against the
 //    grid-stride loops they replaced).
 // The overloads taking resources and a stream reuse a session's; the others make their own.
-std::size_t roof_sweep_bytes(const TimingResources& res);  // the size both roofs are measured at
+std::size_t roof_sweep_bytes(const TimingResources& res);  // the size the roofs are measured at
 double measure_copy_gbps(TimingResources& res, cudaStream_t s);
 double measure_read_gbps(TimingResources& res, cudaStream_t s);
 double measure_copy_gbps();

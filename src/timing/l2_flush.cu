@@ -15,7 +15,8 @@ constexpr int kSweepThreads = 512;
 // thread (its accesses a grid, 4 MB, apart), roof_sweep on H200 GPU 87a7a534, medians of two turns (notes/
 // performance.md, forty-second round):
 //   read  16 / 64 / 512 MB  2703 / 3945 / 4476 -> 3049 / 4128 / 4562 GB/s
-//   copy  16 / 64 / 512 MB  3322 / 4076 / 4002 -> 3378 / 4296 / 4280 (cudaMemcpyAsync at 503 MB: ~4320)
+//   copy  16 / 64 / 512 MB  3322 / 4076 / 4002 -> 3378 / 4296 / 4280 (on GPU 81f2ba77 the kernel's 4255 at 512 MB was
+//                           98.8% of cudaMemcpyAsync's copy roof, 4301)
 //   write 16 / 64 / 512 MB  3478 / 4352 / 4374 -> 3745 / 4492 / 4689
 // A read of one chunk a thread lost at the large sizes (GPU 01ae8b01: 2963 / 3918 / 4310 against 2703 / 3939 / 4478).
 constexpr int kReadChunks = 4;
