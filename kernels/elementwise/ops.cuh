@@ -194,6 +194,10 @@ struct Maximum {  // propagates NaN, like torch.maximum
 };
 template <bool Short16>  // true: the result is stored in fp16 / bf16 (short16 above)
 struct Pow {
+  // 2 packets a thread in fp16/bf16 on deep grids, as SinCos below: H200 GPU e8558ec3, bench_ops A/B twice, bf16
+  // 4096^2 25.1 -> 23.9 us (91% -> 96% of the copy roof), 8192^2 98.4 -> 92.4; fp16 8192^2 95.5 -> 92.1 (GPU
+  // 4a37f5c6).
+  static constexpr int kPackets16 = 2;
   __device__ float operator()(float a, float b) const { return Short16 ? short16::pow(a, b) : powf(a, b); }
 };
 
@@ -225,6 +229,12 @@ struct Rsqrt { __device__ float operator()(float x) const { return rsqrtf(x); } 
 // kept: bf16 sin and cos ran 1-2% slower with it on the H200 (notes/performance.md, fortieth round).
 template <bool Short16, bool Bf16, bool IsCos>
 struct SinCos {
+  // 2 packets a thread in fp16/bf16 on deep grids (engine.cuh, pick_unroll), as gelu and softplus: with one, a
+  // thread's 16 bytes in flight waited behind ~20 instructions an element. H200 GPU e8558ec3, bench_ops A/B twice
+  // (notes/performance.md, forty-third round), bf16 4096^2: sin 18.4 -> 16.8 us (84% -> 92% of the copy roof), cos
+  // 18.9 -> 17.2 (82% -> 90%), 8192^2 sin 71.8 -> 65.4; fp16 4096^2 sin 16.4 -> 15.9 (GPU 4a37f5c6); grids under
+  // 64 waves keep one packet (medium sizes unchanged).
+  static constexpr int kPackets16 = 2;
   __device__ float operator()(float x) const {
     if (!Short16) return IsCos ? cosf(x) : sinf(x);
     const float v = short16::sincos<IsCos>(x);
