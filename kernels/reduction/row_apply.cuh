@@ -179,6 +179,64 @@ __global__ void __launch_bounds__(256, 4) row_split_apply_kernel(const T* __rest
 }
 
 // ---- cached: the row in registers ----------------------------------------------------------------
+// How a cached kernel loads and holds its row. fp32: load_vec (softmax and log_softmax, whose 16-bit vectors load
+// as before; fp32 everything). The 16-bit norms load 16-byte words and widen them (widen_words: bf16 one shift or
+// mask an element, where load_vec's element-wise copy takes a PRMT and a shift for every high half), their weight
+// and bias too; a lane of 32 elements (the warp path's four vectors) keeps the words and widens them at each use
+// (raw), so that it fits the 64 registers of eight blocks a SM without spilling (fp32 values spilled 8 bytes).
+enum class RowHold { fp32, widened, raw };
+template <class T, int VEC, int NV, RowOp OP>
+constexpr RowHold kRowHold = !(sizeof(T) == 2 && VEC == 8 && op_has_weight(OP)) ? RowHold::fp32
+                             : NV * VEC >= 32                                     ? RowHold::raw
+                                                                                  : RowHold::widened;
+// Blocks a SM each cached kernel is bounded to: the block path's 1024 threads once (64 registers), the warp
+// path's 128 six times (85); the 16-bit norms twice (32 registers: 2048 threads a SM on every block size) and
+// eight times (64). Left to the looser bounds, ptxas gave the bf16 norms 40 registers on the block path (six
+// 256-thread blocks a SM) and 71-80 on the warp path's four vectors (six or seven blocks). With these holds and
+// bounds (and the warp path's early weight and bias below), H200 GPU a1dea9a3, bench_ops A/B twice
+// (notes/performance.md, forty-third round), bf16, us: layer_norm 4096^2 18.1 -> 17.2, 2048x8192 19.1 -> 17.4,
+// 16384x896 16.5 -> 14.5, 8192^2 71.8 -> 65.0, 4096x768 5.35 -> 4.18 (one wave at eight blocks a SM), rms_norm
+// 4096x1024 5.9 -> 4.8; geomean over the 30 shapes 0.915 (layer_norm), 0.973 (rms_norm); fp16 0.935 and 0.976.
+// Slower: rms_norm 1024x1024 2.39 -> 2.55 (fp16 +6%), layer_norm 1024x1024 2.72 -> 2.80, rms_norm 32x256x256
+// 3.20 -> 3.30 (grids of one wave or less on the warp path; not looked into).
+template <class T, int VEC, int NV, bool WARP, RowOp OP>
+constexpr int kCachedMinBlocks = kRowHold<T, VEC, NV, OP> != RowHold::fp32 ? (WARP ? 8 : 2) : (WARP ? 6 : 1);
+
+// One vector of a row (x, or a norm's weight or bias) as fp32, loaded as its hold says.
+template <class T, int VEC, RowHold H>
+__device__ __forceinline__ void load_row_vec(const T* p, float (&v)[VEC]) {
+  if constexpr (H == RowHold::fp32)
+    load_vec<T, VEC>(p, v);
+  else
+    widen_words<T>(*reinterpret_cast<const uint4*>(p), v);
+}
+// The vectors of the row a thread holds from the statistics to the output, as fp32 values.
+template <class T, int VEC, int NV, RowHold H>
+struct RowRegs {
+  float v[NV][VEC];
+  __device__ __forceinline__ void load(int i, const T* p) { load_row_vec<T, VEC, H>(p, v[i]); }
+  __device__ __forceinline__ void zero(int i) {
+#pragma unroll
+    for (int j = 0; j < VEC; ++j) v[i][j] = 0.f;
+  }
+  __device__ __forceinline__ void get(int i, float (&a)[VEC]) const {
+#pragma unroll
+    for (int j = 0; j < VEC; ++j) a[j] = v[i][j];
+  }
+  __device__ __forceinline__ void set(int i, const float (&a)[VEC]) {
+#pragma unroll
+    for (int j = 0; j < VEC; ++j) v[i][j] = a[j];
+  }
+};
+// ... or as the loaded words, widened at each use (one instruction an element, twice; half the registers).
+template <class T, int VEC, int NV>
+struct RowRegs<T, VEC, NV, RowHold::raw> {
+  uint4 r[NV];  // words, not a Packet: a Packet of a 16-bit class type is copied element by element (PRMTs)
+  __device__ __forceinline__ void load(int i, const T* p) { r[i] = *reinterpret_cast<const uint4*>(p); }
+  __device__ __forceinline__ void zero(int i) { r[i] = make_uint4(0u, 0u, 0u, 0u); }
+  __device__ __forceinline__ void get(int i, float (&a)[VEC]) const { widen_words<T>(r[i], a); }
+};
+
 // WARP: one warp per row (blockDim.x / 32 rows per block); else one block per row. Thread t holds
 // vectors (i * tpr + t) for i < NV, VEC elements each; cols <= tpr * NV * VEC.
 // WARP: LANES (4..32, a power of two, a compile-time constant: a run-time one cost up to 1.9 us on
@@ -186,7 +244,7 @@ __global__ void __launch_bounds__(256, 4) row_split_apply_kernel(const T* __rest
 // HOIST: the weight and bias loads are unconditional (a vector past the row reads column 0) and only the
 // store is guarded (see the output loop below for when that pays).
 template <class T, int VEC, int NV, bool WARP, RowOp OP, int LANES = 32, bool HOIST = WARP>
-__global__ void __launch_bounds__(WARP ? 128 : 1024, WARP ? 6 : 1) row_cached_kernel(const T* __restrict__ x, T* __restrict__ y,
+__global__ void __launch_bounds__(WARP ? 128 : 1024, kCachedMinBlocks<T, VEC, NV, WARP, OP>) row_cached_kernel(const T* __restrict__ x, T* __restrict__ y,
                                                           const T* __restrict__ w, const T* __restrict__ b,
                                                           int64_t rows, int cols, float eps) {
   static_assert(LANES >= 4 && LANES <= 32 && (LANES & (LANES - 1)) == 0, "lanes a row: 4..32, a power of two");
@@ -202,18 +260,30 @@ __global__ void __launch_bounds__(WARP ? 128 : 1024, WARP ? 6 : 1) row_cached_ke
   const T* xr = x + row * cols;
   T* yr = y + row * cols;
 
-  float v[NV][VEC];
+  constexpr RowHold kHold = kRowHold<T, VEC, NV, OP>;
+  RowRegs<T, VEC, NV, kHold> v;
 #pragma unroll
   for (int i = 0; i < NV; ++i) {
     const int c = (i * tpr + t) * VEC;
-    if (c < cols) {
-      load_vec<T, VEC>(xr + c, v[i]);
-    } else {
-#pragma unroll
-      for (int j = 0; j < VEC; ++j) v[i][j] = 0.f;
-    }
+    if (c < cols)
+      v.load(i, xr + c);
+    else
+      v.zero(i);
   }
   auto valid = [&](int i) { return (i * tpr + t) * VEC < cols; };
+  // The 16-bit norms' warp path (HOIST) loads its weight and bias words here, with the row, and widens them at
+  // the output: loaded there, under the 64-register bound, ptxas issued them only after the statistics, a
+  // second trip to DRAM (cold L2) in every block's path.
+  constexpr bool kEarlyParams = HOIST && kHold != RowHold::fp32;
+  uint4 wq[kEarlyParams ? NV : 1], bq[kEarlyParams && op_has_bias(OP) ? NV : 1];
+  if constexpr (kEarlyParams) {
+#pragma unroll
+    for (int i = 0; i < NV; ++i) {
+      const int cw = valid(i) ? (i * tpr + t) * VEC : 0;
+      wq[i] = *reinterpret_cast<const uint4*>(w + cw);
+      if constexpr (op_has_bias(OP)) bq[i] = *reinterpret_cast<const uint4*>(b + cw);
+    }
+  }
 
   RowParams p;
   float tmax = -INFINITY;  // softmax: this thread's max
@@ -221,8 +291,10 @@ __global__ void __launch_bounds__(WARP ? 128 : 1024, WARP ? 6 : 1) row_cached_ke
 #pragma unroll
     for (int i = 0; i < NV; ++i)
       if (valid(i)) {
+        float a[VEC];
+        v.get(i, a);
 #pragma unroll
-        for (int j = 0; j < VEC; ++j) tmax = fmaxf(tmax, v[i][j]);
+        for (int j = 0; j < VEC; ++j) tmax = fmaxf(tmax, a[j]);
       }
     // A thread whose values are all -inf shifts by 0, not by tmax: exp(-inf - -inf) is NaN, exp(-inf) is 0
     // (its state {-inf, 0} then merges as an empty one, and its outputs are 0, as LibTorch's).
@@ -231,12 +303,14 @@ __global__ void __launch_bounds__(WARP ? 128 : 1024, WARP ? 6 : 1) row_cached_ke
 #pragma unroll
     for (int i = 0; i < NV; ++i)
       if (valid(i)) {
+        float a[VEC];
+        v.get(i, a);
 #pragma unroll
         for (int j = 0; j < VEC; ++j) {
-          const float e = __expf(v[i][j] - shift);
-          s += e;
-          if (OP == RowOp::softmax) v[i][j] = e;  // keep exp(x - shift): no second exp per element
+          a[j] = __expf(a[j] - shift);
+          s += a[j];
         }
+        if constexpr (OP == RowOp::softmax) v.set(i, a);  // keep exp(x - shift): no second exp per element
       }
     const LseOps ops;
     LseState st{tmax, s};
@@ -256,9 +330,11 @@ __global__ void __launch_bounds__(WARP ? 128 : 1024, WARP ? 6 : 1) row_cached_ke
 #pragma unroll
     for (int i = 0; i < NV; ++i)
       if (valid(i)) {
+        float a[VEC];
+        v.get(i, a);
 #pragma unroll
         for (int j = 0; j < VEC; ++j) {
-          const float d = v[i][j] - k;
+          const float d = a[j] - k;
           s1 += d;
           s2 = fmaf(d, d, s2);
         }
@@ -272,8 +348,10 @@ __global__ void __launch_bounds__(WARP ? 128 : 1024, WARP ? 6 : 1) row_cached_ke
 #pragma unroll
     for (int i = 0; i < NV; ++i)
       if (valid(i)) {
+        float a[VEC];
+        v.get(i, a);
 #pragma unroll
-        for (int j = 0; j < VEC; ++j) ss = fmaf(v[i][j], v[i][j], ss);
+        for (int j = 0; j < VEC; ++j) ss = fmaf(a[j], a[j], ss);
       }
     SumState st{ss};
     auto comb = [](const SumState& a, const SumState& c) { return SumState{a.s + c.s}; };
@@ -295,15 +373,21 @@ __global__ void __launch_bounds__(WARP ? 128 : 1024, WARP ? 6 : 1) row_cached_ke
     const int c = (i * tpr + t) * VEC;
     if (!HOIST && !valid(i)) continue;
     const int cw = valid(i) ? c : 0;
-    float wv[VEC], bv[VEC], o[VEC];
-    if (op_has_weight(OP)) load_vec<T, VEC>(w + cw, wv);
-    if (op_has_bias(OP)) load_vec<T, VEC>(b + cw, bv);
+    float a[VEC], wv[VEC], bv[VEC], o[VEC];
+    v.get(i, a);
+    if constexpr (kEarlyParams) {
+      widen_words<T>(wq[i], wv);
+      if constexpr (op_has_bias(OP)) widen_words<T>(bq[i], bv);
+    } else {
+      if (op_has_weight(OP)) load_row_vec<T, VEC, kHold>(w + cw, wv);
+      if (op_has_bias(OP)) load_row_vec<T, VEC, kHold>(b + cw, bv);
+    }
 #pragma unroll
     for (int j = 0; j < VEC; ++j) {
       if (OP == RowOp::softmax)
-        o[j] = v[i][j] * p.b;
+        o[j] = a[j] * p.b;
       else
-        o[j] = row_out<OP>(v[i][j], p, op_has_weight(OP) ? wv[j] : 1.f, op_has_bias(OP) ? bv[j] : 0.f);
+        o[j] = row_out<OP>(a[j], p, op_has_weight(OP) ? wv[j] : 1.f, op_has_bias(OP) ? bv[j] : 0.f);
     }
     if (valid(i)) store_vec<T, VEC>(yr + c, o);
   }

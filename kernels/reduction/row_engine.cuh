@@ -141,6 +141,27 @@ __device__ __forceinline__ void unpack_words(const Packet<T, VEC>& pk, float (&v
   }
 }
 
+// Eight 16-bit elements from the four words of a 16-byte load (bf16 as unpack_words widens it; fp16 a pair a
+// word).
+template <class T>
+__device__ __forceinline__ void widen_words(const uint4& q, float (&v)[8]) {
+  static_assert(sizeof(T) == 2, "16-bit elements");
+  const uint32_t w[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    if constexpr (std::is_same<T, __nv_bfloat16>::value) {
+      v[2 * j] = __uint_as_float(w[j] << 16);
+      v[2 * j + 1] = __uint_as_float(w[j] & 0xffff0000u);
+    } else {
+      __half2 h;
+      memcpy(&h, &w[j], 4);
+      const float2 f = __half22float2(h);
+      v[2 * j] = f.x;
+      v[2 * j + 1] = f.y;
+    }
+  }
+}
+
 template <class T, int VEC>
 __device__ __forceinline__ void store_vec(T* p, const float (&v)[VEC]) {
   if constexpr (VEC == 1) {
