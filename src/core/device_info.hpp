@@ -27,8 +27,8 @@ DeviceInfo query_device();
 //    roof of ops that only read (reductions, losses): measure_roofs_at's read point at that size;
 //  - write: a store-only sweep of such a buffer (launch_write_sweep), the roof of ops that only write
 //    (expand): measure_roofs_at's write point at that size. A stream of stores alone runs faster than the
-//    copy's writes: H200 GPU 81f2ba77 (report ops_20261128-190459), the sweep 4.68 TB/s at 503 MB, where the copy
-//    and read roofs (4.30, 4.64) imply 4.01.
+//    copy's writes: H200 GPU 81f2ba77 (report ops_20261128-190459, committed in f0a9723), the sweep 4.68 TB/s
+//    at 503 MB, where the copy and read roofs (4.30, 4.64) imply 4.01.
 //    The three sweeps take one pass of the buffer, a grid as wide as it (l2_flush.cu has the figures against the
 //    grid-stride loops they replaced).
 // The overloads taking resources and a stream reuse a session's; the others make their own.
