@@ -126,16 +126,18 @@ __device__ __forceinline__ void unpack(const Packet<T, VEC>& pk, float (&v)[VEC]
 // them a block an SM more and made them slower (cross_entropy bf16 16384x8192 93.6 -> 97.4 us, argmax_first bf16
 // 256x256x256 18.8 -> 26.6), nor in the short-row kernel's narrower layouts (argmax_last bf16 256x256x256 17.0 ->
 // 17.5 us, 128x128x128 5.7 -> 6.0).
+// The two bf16 elements of a 32-bit word as fp32: the low one shifted up, the high one masked (exact).
+__device__ __forceinline__ void widen_bf16_word(uint32_t w, float& lo, float& hi) {
+  lo = __uint_as_float(w << 16);
+  hi = __uint_as_float(w & 0xffff0000u);
+}
 template <class T, int VEC>
 __device__ __forceinline__ void unpack_words(const Packet<T, VEC>& pk, float (&v)[VEC]) {
   if constexpr (std::is_same<T, __nv_bfloat16>::value && VEC % 2 == 0) {
     uint32_t w[VEC / 2];
     memcpy(w, &pk, sizeof(w));
 #pragma unroll
-    for (int j = 0; j < VEC / 2; ++j) {
-      v[2 * j] = __uint_as_float(w[j] << 16);
-      v[2 * j + 1] = __uint_as_float(w[j] & 0xffff0000u);
-    }
+    for (int j = 0; j < VEC / 2; ++j) widen_bf16_word(w[j], v[2 * j], v[2 * j + 1]);
   } else {
     unpack<T, VEC>(pk, v);
   }
@@ -150,8 +152,7 @@ __device__ __forceinline__ void widen_words(const uint4& q, float (&v)[8]) {
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
     if constexpr (std::is_same<T, __nv_bfloat16>::value) {
-      v[2 * j] = __uint_as_float(w[j] << 16);
-      v[2 * j + 1] = __uint_as_float(w[j] & 0xffff0000u);
+      widen_bf16_word(w[j], v[2 * j], v[2 * j + 1]);
     } else {
       __half2 h;
       memcpy(&h, &w[j], 4);
