@@ -70,7 +70,6 @@ struct Narrow {
 };
 Narrow narrow_of(int64_t cols) { return {cols / 4, std::max<int64_t>(cols / 2, 1)}; }
 
-
 void add_copy(Registry& r) {
   OpDef d = make_op("copy", kLayout, "x.clone()");
   d.io = [](const Shape& s, DType t) {

@@ -84,7 +84,6 @@ bool tf32_transposed_ok(const detail::GemmArgs& a) {
   return detail::sm90_supported(transposed_b_args(a, nullptr), true);
 }
 
-
 detail::GemmArgs make_args(DType dt, GemmLayout bl, const void* A, const void* B, const void* bias, void* C,
                            int64_t batch, int64_t M, int64_t N, int64_t K) {
   FW_REQUIRE(dt == DType::f32 || dt == DType::f16 || dt == DType::bf16,
