@@ -157,7 +157,9 @@ __device__ __forceinline__ float gelu_tanh(float x) {
 // fp16's inf and NaN give NaN as they should. Sin and Cos below take sinf / cosf for the other bf16 inputs. x = j pi/2
 // + r with j the integer nearest x c, c = fl(2/pi), read from the low bits of x c + 1.5 2^23 (one FMA, exact before its
 // rounding to an integer while |x c| < 2^22; no F2I and I2F, which sinf spends on every element at a quarter of the FMA
-// rate), and r in two FMAs (Cody-Waite): x - j P1 with P1 = fl(pi/2) is exact (x >= pi/4 has at most 11 significant
+// rate; cos adds 1.5 2^23 + 1, so that the same FMA gives the quadrant of x + pi/2 and the same j: x c is never a
+// half-integer before rounding in this range, which short16_emulate.cpp checks), and r in two FMAs (Cody-Waite):
+// x - j P1 with P1 = fl(pi/2) is exact (x >= pi/4 has at most 11 significant
 // bits, so both are multiples of 2^-23, and |x - j P1| < 2), then + j P2 with P2 = fl(pi/2 - P1), rounded once and off
 // by |j| |pi/2 - P1 - P2| <= 83443 * 1.7e-15 = 1.4e-10. The smallest |r| with j != 0 over the 16-bit inputs is 1.5e-5
 // (fp16) and 4.8e-4 (bf16), so r is within 1e-5 relatively. |x c - x 2/pi| <= 2^17 * 2.6e-8 keeps |r| <= pi/4 + 5.4e-3,
@@ -169,18 +171,26 @@ __device__ __forceinline__ float gelu_tanh(float x) {
 // 0.027 ulp of fp16 and 0.0033 ulp of bf16 from the exact one. sin(-0) = -0; tiny x (j = 0, r = x) give x and 1. sm_90a
 // SASS of the map kernels (8 elements a thread): fp16 504 instructions, against 1472 with sinf, whose fast path takes
 // ~27 an element (two of them F2I and I2F). On the H200 they took bf16 sin and cos from 70-75% of the copy roof
-// (sinf / cosf, LibTorch's too) to 83-88%, fp16 from 72-78% to 94-96% (notes/performance.md, fortieth round).
+// (sinf / cosf, LibTorch's too) to 83-88%, fp16 from 72-78% to 94-96% (notes/performance.md, fortieth round). cos's
+// shifted constant and the quadrant's test as one predicate (below) took an instruction an element each from the bf16
+// kernels (~22 an element): H200 x112, bench_ops A/B twice, bf16 4096^2 cos 17.1 -> 16.5 us, sin 16.7 -> 16.5; fp16
+// cos -1.6% (cos's constant, cos only; the predicate, both; notes/performance.md, forty-fourth round).
 __device__ __forceinline__ bool sincos_in_range(float x) { return fabsf(x) < 131072.f; }
 template <bool Cos>
 __device__ __forceinline__ float sincos(float x) {
-  const float jj = fmaf(x, 0.636619772f, 12582912.f);
-  const float j = jj - 12582912.f;
+  constexpr float kShift = Cos ? 12582913.f : 12582912.f;
+  const float jj = fmaf(x, 0.636619772f, kShift);
+  const float j = jj - kShift;
   const float r = fmaf(j, 4.37113883e-08f, fmaf(j, -1.57079637f, x));
   const float u = r * r;
   const float s = r * fmaf(fmaf(8.161269128e-03f, u, -1.666332930e-01f), u, 1.f);
   const float c = fmaf(fmaf(4.046569392e-02f, u, -4.997673631e-01f), u, 1.f);
-  const uint32_t q = __float_as_uint(jj) + (Cos ? 1u : 0u);  // the quadrant in the low bits (cos x = sin(x + pi/2))
-  return __uint_as_float(__float_as_uint((q & 1u) ? c : s) ^ ((q & 2u) << 30));
+  const uint32_t q = __float_as_uint(jj);  // the quadrant in the low bits (cos x = sin(x + pi/2))
+  float v;  // (q & 1) ? c : s, the test as a compare with 0 (one LOP3 with a predicate; LLVM's `== 1` took two)
+  asm("{\n\t.reg .pred p;\n\t.reg .b32 t;\n\tand.b32 t, %1, 1;\n\tsetp.ne.b32 p, t, 0;\n\tselp.f32 %0, %2, %3, p;\n\t}"
+      : "=f"(v)
+      : "r"(q), "f"(c), "f"(s));
+  return __uint_as_float(__float_as_uint(v) ^ ((q & 2u) << 30));
 }
 }  // namespace short16
 
@@ -226,7 +236,9 @@ struct Sqrt {
 struct Rsqrt { __device__ float operator()(float x) const { return rsqrtf(x); } };
 // Short16: the result is stored in fp16 / bf16; Bf16: so is the input, whose finite values reach past
 // short16::sincos's range, tested per element. The map engine's per-packet test (kGuarded) was measured here and not
-// kept: bf16 sin and cos ran 1-2% slower with it on the H200 (notes/performance.md, fortieth round).
+// kept: bf16 sin and cos ran 1-2% slower with it on the H200 (notes/performance.md, fortieth round), and with two
+// packets a thread as slow or slower again (x112, ncu: 15% fewer instructions executed, but 48 registers against 39,
+// warps active 50% against 62%; bench_ops: large rows +0.2..+0.7%, very large +1..+2.4% against the per-element test).
 template <bool Short16, bool Bf16, bool IsCos>
 struct SinCos {
   // 2 packets a thread in fp16/bf16 on deep grids (engine.cuh, pick_unroll), as gelu and softplus: with one, a
