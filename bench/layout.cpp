@@ -97,7 +97,11 @@ void add_transpose(Registry& r) {
   d.bytes = [](const Shape& s, DType t) { return 2.0 * numel(s) * dtype_size(t); };
   d.flops = no_flops;
   d.tolerance = exact;
-  d.test_shapes = [] { return odd_shapes_and({{3, 65, 33}, {2, 128, 256}, {2, 129, 257}, {5, 64, 64}, {136, 72}}); };
+  // {3, 40, 200}, {2, 96, 48}, {2, 24, 100}: edge tiles whose V x V sub-blocks lie partly outside the plane
+  d.test_shapes = [] {
+    return odd_shapes_and(
+        {{3, 65, 33}, {2, 128, 256}, {2, 129, 257}, {5, 64, 64}, {136, 72}, {3, 40, 200}, {2, 96, 48}, {2, 24, 100}});
+  };
   d.impls = {framework_impl([](const Bindings& b, cudaStream_t st) {
     const Shape& s = b.in[0].shape;
     const int64_t M = s[s.size() - 2], N = s[s.size() - 1];

@@ -13,8 +13,8 @@
 //    writes (8 lanes of a quarter-warp: 8 different rows) and the 16-byte reads (8 lanes: one row) hit
 //    8 distinct 16-byte bank groups: no conflicts. After one barrier each thread reads V 16-byte vectors
 //    of output rows and stores them (a warp writes 2 full 256-B output rows). Edge tiles are predicated
-//    per 16-byte vector (whole vectors are in or out because M, N are multiples of V). Several tiles are
-//    in flight per SM (16/32 KiB smem, 256 threads per block).
+//    per V x V sub-block and per 16-byte vector (whole ones are in or out because M, N are multiples of
+//    V). Several tiles are in flight per SM (16/32 KiB smem, 256 threads per block).
 //  - scalar: any alignment/size: 32x32 tiles, element loads/stores, padded shared memory (odd shapes).
 //  - M == 1 or N == 1: the transpose moves nothing in memory: a plain copy (row_copy.cu).
 //
@@ -81,9 +81,16 @@ __device__ __forceinline__ void transpose_regs(const uint4 (&x)[16 / ES], uint4 
   }
 }
 
+// Blocks an SM the kernel is bounded to keep resident: fp32 8 (32 registers), 16-bit 5 (48; at 6 it spilled). With the
+// sub-block test below, unbounded, fp32 took 34 registers (6 blocks) and ran 1-3% slower at every size; the 16-bit
+// kernel, at 48 registers where it had 54 (4 blocks), runs 3.5-7.5% faster up to 8 MB and ~1% at 32-64 MB (H200,
+// x112-x114; notes/performance.md, forty-fourth round).
 template <int ES>
-__global__ void __launch_bounds__(kThreads) transpose_vec_kernel(const char* __restrict__ src,
-                                                                  char* __restrict__ dst, const TileGrid g) {
+constexpr int kVecMinBlocks = ES == 4 ? 8 : 5;
+
+template <int ES>
+__global__ void __launch_bounds__(kThreads, kVecMinBlocks<ES>)
+    transpose_vec_kernel(const char* __restrict__ src, char* __restrict__ dst, const TileGrid g) {
   constexpr int V = 16 / ES;  // elements per 16-byte vector
   constexpr int T = 16 * V;   // tile edge, elements (16 vectors)
   __shared__ uint4 tile[T][16];  // the OUTPUT tile: T rows (input columns) of 16 vectors (T input rows)
@@ -97,21 +104,20 @@ __global__ void __launch_bounds__(kThreads) transpose_vec_kernel(const char* __r
   char* out = dst + b * plane;
   const int t = threadIdx.x;
 
-  // Load the V x V sub-block (rows a*V + q, cols v*V ..).
+  // Load the V x V sub-block (rows a*V + q, cols v*V ..). M and N are multiples of V: a sub-block is wholly in the
+  // plane or wholly out, and only those in are transposed and stored (an edge tile's others are never read).
   const int v = t % 16, a = t / 16;
-  uint4 x[V];
   const int64_t c = col0 + v * V;
+  if (row0 + a * V < g.M && c < g.N) {
+    uint4 x[V];
 #pragma unroll
-  for (int q = 0; q < V; ++q) {
-    const int64_t r = row0 + a * V + q;
-    x[q] = make_uint4(0, 0, 0, 0);
-    if (r < g.M && c < g.N) x[q] = __ldg(reinterpret_cast<const uint4*>(in + (r * g.N + c) * ES));
+    for (int q = 0; q < V; ++q) x[q] = __ldg(reinterpret_cast<const uint4*>(in + ((row0 + a * V + q) * g.N + c) * ES));
+    uint4 y[V];
+    transpose_regs<ES>(x, y);
+    // Output-tile row v*V + p, 16-byte column a (swizzled by the row's V-group v).
+#pragma unroll
+    for (int p = 0; p < V; ++p) tile[v * V + p][a ^ (v & 7)] = y[p];
   }
-  uint4 y[V];
-  transpose_regs<ES>(x, y);
-  // Output-tile row v*V + p, 16-byte column a (swizzled by the row's V-group v).
-#pragma unroll
-  for (int p = 0; p < V; ++p) tile[v * V + p][a ^ (v & 7)] = y[p];
   __syncthreads();
 
   const int w = t % 16;
