@@ -159,9 +159,9 @@ __device__ __forceinline__ float gelu_tanh(float x) {
 // rounding to an integer while |x c| < 2^22; no F2I and I2F, which sinf spends on every element at a quarter of the FMA
 // rate; cos adds 1.5 2^23 + 1, so that the same FMA gives the quadrant of x + pi/2 and the same j: x c is never a
 // half-integer before rounding in this range, which short16_emulate.cpp checks), and r in two FMAs (Cody-Waite):
-// x - j P1 with P1 = fl(pi/2) is exact (x >= pi/4 has at most 11 significant
-// bits, so both are multiples of 2^-23, and |x - j P1| < 2), then + j P2 with P2 = fl(pi/2 - P1), rounded once and off
-// by |j| |pi/2 - P1 - P2| <= 83443 * 1.7e-15 = 1.4e-10. The smallest |r| with j != 0 over the 16-bit inputs is 1.5e-5
+// x - j P1 with P1 = fl(pi/2) is exact (x >= pi/4 has at most 11 significant bits, so both are multiples of 2^-23,
+// and |x - j P1| < 2), then + j P2 with P2 = fl(pi/2 - P1), rounded once and off by |j| |pi/2 - P1 - P2| <= 83443 *
+// 1.7e-15 = 1.4e-10. The smallest |r| with j != 0 over the 16-bit inputs is 1.5e-5
 // (fp16) and 4.8e-4 (bf16), so r is within 1e-5 relatively. |x c - x 2/pi| <= 2^17 * 2.6e-8 keeps |r| <= pi/4 + 5.4e-3,
 // on which the polynomials were fitted (scripts/gen/short16_emulate.cpp, relative error towards minimax): sin r = r (1
 // + u (S1 + u S2)) within 2.1e-6 and cos r = 1 + u (C1 + u C2) within 1.9e-5, u = r^2, each evaluation adding a few
@@ -173,7 +173,7 @@ __device__ __forceinline__ float gelu_tanh(float x) {
 // ~27 an element (two of them F2I and I2F). On the H200 they took bf16 sin and cos from 70-75% of the copy roof
 // (sinf / cosf, LibTorch's too) to 83-88%, fp16 from 72-78% to 94-96% (notes/performance.md, fortieth round). cos's
 // shifted constant and the quadrant's test as one predicate (below) took an instruction an element each from the bf16
-// kernels (~22 an element): H200 x112, bench_ops A/B twice, bf16 4096^2 cos 17.1 -> 16.5 us, sin 16.7 -> 16.5; fp16
+// kernels (~22 an element): H200 x112, x113, bench_ops A/B, bf16 4096^2 cos 17.1 -> 16.5 us, sin 16.7 -> 16.5; fp16
 // cos -1.6% (cos's constant, cos only; the predicate, both; notes/performance.md, forty-fourth round).
 __device__ __forceinline__ bool sincos_in_range(float x) { return fabsf(x) < 131072.f; }
 template <bool Cos>
