@@ -238,7 +238,8 @@ struct Rsqrt { __device__ float operator()(float x) const { return rsqrtf(x); } 
 // short16::sincos's range, tested per element. The map engine's per-packet test (kGuarded) was measured here and not
 // kept: bf16 sin and cos ran 1-2% slower with it on the H200 (notes/performance.md, fortieth round), and with two
 // packets a thread as slow or slower again (x112, ncu: 15% fewer instructions executed, but 48 registers against 39,
-// warps active 50% against 62%; bench_ops: large rows +0.2..+0.7%, very large +1..+2.4% against the per-element test).
+// warps active 50% against 62%; bench_ops: large rows -0.3..+0.8%, very large +1.1..+2.5% against the per-element
+// test).
 template <bool Short16, bool Bf16, bool IsCos>
 struct SinCos {
   // 2 packets a thread in fp16/bf16 on deep grids (engine.cuh, pick_unroll), as gelu and softplus: with one, a
