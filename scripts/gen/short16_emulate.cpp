@@ -161,12 +161,12 @@ int main() {
         const double ref = cos_ ? std::cos(xd) : std::sin(xd);
         const float y = short_sincos(x, cos_, f.wide);
         if (std::fabs(x) < kRange) {
-          const float j = std::fmaf(x, 0.636619772f, 12582912.f) - 12582912.f;
+          const float js = std::fmaf(x, 0.636619772f, 12582912.f);  // sin's shifted product
+          const float j = js - 12582912.f;
           // cos shifts by 1.5 2^23 + 1 (one FMA for j + 1): the same j, and the quadrant one on, as long as x c is
           // never a half-integer before rounding (x c = k + 1/2 needs |x| >= 2^23 for an 11-bit x and a 24-bit c).
           const float jc = std::fmaf(x, 0.636619772f, 12582913.f);
-          if (cos_ && (jc - 12582913.f != j || f2u(jc) != f2u(std::fmaf(x, 0.636619772f, 12582912.f)) + 1u) &&
-              ++bad <= 3)
+          if (cos_ && (jc - 12582913.f != j || f2u(jc) != f2u(js) + 1u) && ++bad <= 3)
             std::printf("  %s x = %.9g: cos's shifted reduction differs\n", f.name, x);
           if (j != 0) rmin = std::min(rmin, std::fabs(double(std::fmaf(j, 4.37113883e-08f, std::fmaf(j, -1.57079637f, x)))));
           const double e = std::fabs(double(y) - ref) / f.ulp(ref);
