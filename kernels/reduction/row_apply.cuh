@@ -184,23 +184,35 @@ __global__ void __launch_bounds__(256, 4) row_split_apply_kernel(const T* __rest
 // mask an element, where load_vec's element-wise copy takes a PRMT and a shift for every high half), their weight
 // and bias too; a lane of 32 elements (the warp path's four vectors) keeps the words and widens them at each use
 // (raw), so that it fits the 64 registers of eight blocks a SM without spilling (fp32 values spilled 8 bytes).
+// Where that lane's grid fits one wave at six blocks a SM, it holds the widened values instead, bounded to six
+// blocks (71-80 registers, no spill; launch_cached_nv): there residency is not short and each warp's latency
+// decides. H200 GPU 3d713062, bench_ops, three turns each of B (raw everywhere), C (the fp32 hold at six, as before
+// 82bf427) and D (this), rows of 256..3072 x 896 and 1024 (notes/performance.md, forty-fifth round), medians, us:
+// rms_norm bf16 1024x1024 2.56 -> 2.40 (C 2.40), 256x1024 1.92 -> 1.79 (C 1.86), 3072x1024 4.16 -> 3.97 (C 4.22);
+// layer_norm bf16 1024x1024 2.75 -> 2.66 (C 2.72), 256x1024 2.14 -> 2.08 (C 2.24); geomean over the 40 problems
+// 0.961 (C 0.986), none slower; 4096 rows (1024 blocks, over the wave: raw in all three) D 0.998, C 0.994.
 enum class RowHold { fp32, widened, raw };
 template <class T, int VEC, int NV, RowOp OP>
 constexpr RowHold kRowHold = !(sizeof(T) == 2 && VEC == 8 && op_has_weight(OP)) ? RowHold::fp32
                              : NV * VEC >= 32                                     ? RowHold::raw
                                                                                   : RowHold::widened;
 // Blocks a SM each cached kernel is bounded to: the block path's 1024 threads once (64 registers), the warp
-// path's 128 six times (85); the 16-bit norms twice (32 registers: 2048 threads a SM on every block size) and
-// eight times (64). Left to the looser bounds, ptxas gave the bf16 norms 40 registers on the block path (six
-// 256-thread blocks a SM) and 71-80 on the warp path's four vectors (six or seven blocks). With these holds and
-// bounds (and the warp path's early weight and bias below), H200 GPU a1dea9a3, bench_ops A/B twice
-// (notes/performance.md, forty-third round), bf16, us: layer_norm 4096^2 18.1 -> 17.2, 2048x8192 19.1 -> 17.4,
-// 16384x896 16.5 -> 14.5, 8192^2 71.8 -> 65.0, 4096x768 5.35 -> 4.18 (one wave at eight blocks a SM), rms_norm
-// 4096x1024 5.9 -> 4.8; geomean over the 30 shapes 0.915 (layer_norm), 0.973 (rms_norm); fp16 0.935 and 0.976.
-// Slower: rms_norm 1024x1024 2.39 -> 2.55 (fp16 +6%), layer_norm 1024x1024 2.72 -> 2.80, rms_norm 32x256x256
-// 3.20 -> 3.30 (grids of one wave or less on the warp path; not looked into).
-template <class T, int VEC, int NV, bool WARP, RowOp OP>
-constexpr int kCachedMinBlocks = kRowHold<T, VEC, NV, OP> != RowHold::fp32 ? (WARP ? 8 : 2) : (WARP ? 6 : 1);
+// path's 128 six times (85: kWarpWideBlocks); the 16-bit norms twice (32 registers: 2048 threads a SM on every
+// block size) and eight times (64), but six for the one-wave widened lane of 32 elements (above). Left to the
+// looser bounds, ptxas gave the bf16 norms 40 registers on the block path (six 256-thread blocks a SM) and 71-80
+// on the warp path's four vectors (six or seven blocks). With these holds and bounds (and the warp path's early
+// weight and bias below), H200 GPU a1dea9a3, bench_ops A/B twice (notes/performance.md, forty-third round), bf16,
+// us: layer_norm 4096^2 18.1 -> 17.2, 2048x8192 19.1 -> 17.4, 16384x896 16.5 -> 14.5, 8192^2 71.8 -> 65.0,
+// 4096x768 5.35 -> 4.18 (one wave at eight blocks a SM), rms_norm 4096x1024 5.9 -> 4.8; geomean over the 30
+// shapes 0.915 (layer_norm), 0.973 (rms_norm); fp16 0.935 and 0.976. Slower then: rms_norm 1024x1024 2.39 -> 2.55
+// (fp16 +6%), layer_norm 1024x1024 2.72 -> 2.80 (one-wave grids, which now hold the widened values: above), and
+// rms_norm 32x256x256 3.20 -> 3.30 (one vector a lane; 3.17-3.20 us against 3.26-3.30 for the old files in the
+// forty-fifth round's x111, so no longer slower).
+constexpr int kWarpWideBlocks = 6;
+template <RowHold HOLD, bool WARP, int ELEMS>
+constexpr int kCachedMinBlocks = HOLD == RowHold::fp32 || (HOLD == RowHold::widened && ELEMS >= 32)
+                                     ? (WARP ? kWarpWideBlocks : 1)
+                                     : (WARP ? 8 : 2);
 
 // One vector of a row (x, or a norm's weight or bias) as fp32, loaded as its hold says.
 template <class T, int VEC, RowHold H>
@@ -243,8 +255,9 @@ struct RowRegs<T, VEC, NV, RowHold::raw> {
 // 1024-element rows) threads a row, 32 / LANES rows a warp.
 // HOIST: the weight and bias loads are unconditional (a vector past the row reads column 0) and only the
 // store is guarded (see the output loop below for when that pays).
-template <class T, int VEC, int NV, bool WARP, RowOp OP, int LANES = 32, bool HOIST = WARP>
-__global__ void __launch_bounds__(WARP ? 128 : 1024, kCachedMinBlocks<T, VEC, NV, WARP, OP>) row_cached_kernel(const T* __restrict__ x, T* __restrict__ y,
+template <class T, int VEC, int NV, bool WARP, RowOp OP, int LANES = 32, bool HOIST = WARP,
+          RowHold HOLD = kRowHold<T, VEC, NV, OP>>
+__global__ void __launch_bounds__(WARP ? 128 : 1024, kCachedMinBlocks<HOLD, WARP, NV * VEC>) row_cached_kernel(const T* __restrict__ x, T* __restrict__ y,
                                                           const T* __restrict__ w, const T* __restrict__ b,
                                                           int64_t rows, int cols, float eps) {
   static_assert(LANES >= 4 && LANES <= 32 && (LANES & (LANES - 1)) == 0, "lanes a row: 4..32, a power of two");
@@ -260,8 +273,7 @@ __global__ void __launch_bounds__(WARP ? 128 : 1024, kCachedMinBlocks<T, VEC, NV
   const T* xr = x + row * cols;
   T* yr = y + row * cols;
 
-  constexpr RowHold kHold = kRowHold<T, VEC, NV, OP>;
-  RowRegs<T, VEC, NV, kHold> v;
+  RowRegs<T, VEC, NV, HOLD> v;
 #pragma unroll
   for (int i = 0; i < NV; ++i) {
     const int c = (i * tpr + t) * VEC;
@@ -274,7 +286,7 @@ __global__ void __launch_bounds__(WARP ? 128 : 1024, kCachedMinBlocks<T, VEC, NV
   // The 16-bit norms' warp path (HOIST) loads its weight and bias words here, with the row, and widens them at
   // the output: loaded there, under the 64-register bound, ptxas issued them only after the statistics, a
   // second trip to DRAM (cold L2) in every block's path.
-  constexpr bool kEarlyParams = HOIST && kHold != RowHold::fp32;
+  constexpr bool kEarlyParams = HOIST && HOLD != RowHold::fp32;
   uint4 wq[kEarlyParams ? NV : 1], bq[kEarlyParams && op_has_bias(OP) ? NV : 1];
   if constexpr (kEarlyParams) {
 #pragma unroll
@@ -379,8 +391,8 @@ __global__ void __launch_bounds__(WARP ? 128 : 1024, kCachedMinBlocks<T, VEC, NV
       widen_words<T>(wq[i], wv);
       if constexpr (op_has_bias(OP)) widen_words<T>(bq[i], bv);
     } else {
-      if (op_has_weight(OP)) load_row_vec<T, VEC, kHold>(w + cw, wv);
-      if (op_has_bias(OP)) load_row_vec<T, VEC, kHold>(b + cw, bv);
+      if (op_has_weight(OP)) load_row_vec<T, VEC, HOLD>(w + cw, wv);
+      if (op_has_bias(OP)) load_row_vec<T, VEC, HOLD>(b + cw, bv);
     }
 #pragma unroll
     for (int j = 0; j < VEC; ++j) {
@@ -493,6 +505,13 @@ void launch_cached_nv(int nv, int threads, int lanes, const T* x, T* y, const T*
         throw std::invalid_argument("row_cached: three vectors a thread on the block path");
       break;
     case 4:
+      if constexpr (WARP && kRowHold<T, VEC, 4, OP> == RowHold::raw) {
+        if (int64_t(grid) <= kWarpWideBlocks * int64_t(sm_count())) {  // one wave at six blocks a SM (kRowHold)
+          row_cached_kernel<T, VEC, 4, true, OP, 32, true, RowHold::widened>
+              <<<grid, threads, 0, stream>>>(x, y, w, b, rows, int(cols), eps);
+          break;
+        }
+      }
       if constexpr (4 * VEC <= kMaxElems)
         row_cached_kernel<T, VEC, 4, WARP, OP><<<grid, threads, 0, stream>>>(x, y, w, b, rows, int(cols), eps);
       break;
