@@ -61,6 +61,9 @@ ld weight(ld u) { return u; }
 
 float S1, S2, C1, C2;  // rounded to float, as the device code holds them
 const float kRange = 131072.f;  // 2^17: the fast path's range
+const float kTwoOverPi = 0.636619772f;  // c = fl(2/pi)
+// x c plus these rounds to the nearest integer j in its low bits (1.5 2^23); cos's adds one: the quadrant of x + pi/2.
+const float kShiftSin = 12582912.f, kShiftCos = 12582913.f;
 
 float u2f(uint32_t b) { float f; std::memcpy(&f, &b, 4); return f; }
 uint32_t f2u(float f) { uint32_t b; std::memcpy(&b, &f, 4); return b; }
@@ -68,8 +71,8 @@ uint32_t f2u(float f) { uint32_t b; std::memcpy(&b, &f, 4); return b; }
 // ops.cuh's short16::sincos, line for line; with wide, sinf / cosf beyond the range (emulated as sin and cos in
 // double, rounded to float: within sinf's and cosf's ulp, far below a 16-bit half-ulp).
 float short_sincos(float x, bool cos_, bool wide) {
-  const float shift = cos_ ? 12582913.f : 12582912.f;
-  const float jj = std::fmaf(x, 0.636619772f, shift);
+  const float shift = cos_ ? kShiftCos : kShiftSin;
+  const float jj = std::fmaf(x, kTwoOverPi, shift);
   const float j = jj - shift;
   const float r = std::fmaf(j, 4.37113883e-08f, std::fmaf(j, -1.57079637f, x));
   const float u = r * r;
@@ -129,7 +132,7 @@ int ordered(uint16_t b) { return (b & 0x8000) ? -int(b & 0x7fff) : int(b & 0x7ff
 int main() {
   const ld pi = 3.14159265358979323846264338327950288L;
   // |r| <= pi/4 + (2^17 |fl(2/pi) - 2/pi|) pi/2; fitted to pi/4 + 2^-7.
-  const ld bound = pi / 4 + kRange * fabsl(ld(0.636619772f) - 2 / pi) * pi / 2;
+  const ld bound = pi / 4 + kRange * fabsl(ld(kTwoOverPi) - 2 / pi) * pi / 2;
   const ld U = powl(pi / 4 + 0x1p-7L, 2);
   const auto s = fit(2, U, sin_part, weight), c = fit(2, U, cos_part, weight);
   S1 = float(s[0]), S2 = float(s[1]), C1 = float(c[0]), C2 = float(c[1]);
@@ -142,7 +145,7 @@ int main() {
   }
   std::printf("|r| bound %.6Lf (fit to %.6Lf); polynomials' relative error: sin %.3Le, cos %.3Le\n", bound,
               pi / 4 + 0x1p-7L, es, ec);
-  std::printf("|fl(2/pi) - 2/pi| = %.3Le, |pi/2 - P1 - P2| = %.3Le\n", fabsl(ld(0.636619772f) - 2 / pi),
+  std::printf("|fl(2/pi) - 2/pi| = %.3Le, |pi/2 - P1 - P2| = %.3Le\n", fabsl(ld(kTwoOverPi) - 2 / pi),
               fabsl(pi / 2 - ld(1.57079637f) + ld(4.37113883e-08f)));
   int bad_total = 0;
   const Format formats[] = {{"bf16", 7, -126, true}, {"fp16", 10, -14, false}};
@@ -161,12 +164,12 @@ int main() {
         const double ref = cos_ ? std::cos(xd) : std::sin(xd);
         const float y = short_sincos(x, cos_, f.wide);
         if (std::fabs(x) < kRange) {
-          const float js = std::fmaf(x, 0.636619772f, 12582912.f);  // sin's shifted product
-          const float j = js - 12582912.f;
+          const float js = std::fmaf(x, kTwoOverPi, kShiftSin);  // sin's shifted product
+          const float j = js - kShiftSin;
           // cos shifts by 1.5 2^23 + 1 (one FMA for j + 1): the same j, and the quadrant one on, as long as x c is
           // never a half-integer before rounding (x c = k + 1/2 needs |x| >= 2^23 for an 11-bit x and a 24-bit c).
-          const float jc = std::fmaf(x, 0.636619772f, 12582913.f);
-          if (cos_ && (jc - 12582913.f != j || f2u(jc) != f2u(js) + 1u) && ++bad <= 3)
+          const float jc = std::fmaf(x, kTwoOverPi, kShiftCos);
+          if (cos_ && (jc - kShiftCos != j || f2u(jc) != f2u(js) + 1u) && ++bad <= 3)
             std::printf("  %s x = %.9g: cos's shifted reduction differs\n", f.name, x);
           if (j != 0) rmin = std::min(rmin, std::fabs(double(std::fmaf(j, 4.37113883e-08f, std::fmaf(j, -1.57079637f, x)))));
           const double e = std::fabs(double(y) - ref) / f.ulp(ref);
