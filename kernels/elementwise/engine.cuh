@@ -65,7 +65,8 @@ struct packets16_of<F, std::void_t<decltype(F::kPackets16)>> {
 // F::in_fast(x), operator() on every input. The map kernel then tests a packet's elements together and evaluates
 // the whole packet with operator() only when one of them is outside. A test and branch per element cost 4-7
 // instructions (sm_90a SASS: BSSY, FSETP, BRA, BSYNC, and the constants the branch makes it load again), a packet's
-// test one predicate operation an element and one branch. pow_scalar's half steps use it (ops.cuh, PowHalfSteps);
+// test one predicate operation an element and one branch. pow_scalar's half steps use it (ops.cuh, PowHalfSteps), and
+// fp32 pow (Pow<false>: with a branch an element, each element's chain of double operations ran after the last one's);
 // bf16 sin and cos do not: measured on the H200, they ran 1-2% slower with it (notes/performance.md, fortieth round).
 template <class F, class = void>
 struct guarded_of {
@@ -181,6 +182,13 @@ struct BinaryMap {
   }
   __device__ __forceinline__ float apply(const Regs& r, int v) const { return f(a.at(r.a, v), b.at(r.b, v)); }
   __device__ __forceinline__ float scalar(int64_t e) const { return f(a.load1(e), b.load1(e)); }
+  static constexpr bool kGuarded = guarded_of<F>::value;  // then in_fast and apply_fast (F::fast) as well
+  __device__ __forceinline__ bool in_fast(const Regs& r, int v) const {
+    return f.in_fast(a.at(r.a, v), b.at(r.b, v));
+  }
+  __device__ __forceinline__ float apply_fast(const Regs& r, int v) const {
+    return f.fast(a.at(r.a, v), b.at(r.b, v));
+  }
 };
 
 // Body packets k in [0, nvec) cover elements [head + k V, head + (k + 1) V). Block 0 also does the

@@ -2,8 +2,9 @@
 // their result is stored in fp16 or bf16 (kernels/elementwise/ops.cuh, namespace short16, where the error bound is
 // derived): on every 16-bit input, the stored result is within one ulp of the correctly rounded value (std::pow,
 // std::log1p, std::erfc, std::log, std::exp, std::sin, std::cos in double, rounded once), NaN exactly where the
-// reference is NaN; and pow_scalar's fp32 fast path for half-integer exponents within its derived bound. Skipped,
-// with the reason, without a GPU.
+// reference is NaN; pow_scalar's fp32 fast path for half-integer exponents within its derived bound; and pow in fp32
+// giving the host evaluation's bits (tests/unit/test_pow_f32.cpp checks its accuracy). Skipped, with the reason,
+// without a GPU.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "kernels/elementwise/elementwise.hpp"
+#include "kernels/elementwise/pow_f32.hpp"
 #include "tests/gpu/gpu_skip.hpp"
 
 namespace {
@@ -208,6 +210,15 @@ TEST_P(ShortMath, GeluOnEveryInput) {  // x Phi(x), Phi(x) = erfc(-x / sqrt 2) /
                               [](double v) { return v * 0.5 * std::erfc(-v * 0.70710678118654752440); });
 }
 
+// Distance of two fp32 values on the number line (+0 = -0).
+int64_t ulps(float a, float b) {
+  int32_t ia, ib;
+  std::memcpy(&ia, &a, 4);
+  std::memcpy(&ib, &b, 4);
+  const int64_t oa = ia < 0 ? -int64_t(ia & 0x7fffffff) : ia, ob = ib < 0 ? -int64_t(ib & 0x7fffffff) : ib;
+  return oa > ob ? oa - ob : ob - oa;
+}
+
 // pow_scalar in fp32 on the exponents it evaluates by products and a square root (ops.cuh, PowHalfSteps):
 // within the derived 2^-22 relative error of pow in double for |x| in [2^-30, 2^30], and on every other x
 // (powf's inputs there: zeros, subnormals, huge values, infinities, NaN, negative x) the special values
@@ -232,13 +243,6 @@ TEST_F(PowScalarFp32, HalfIntegerExponents) {
   ASSERT_EQ(cudaMalloc(&dx, n * 4), cudaSuccess);
   ASSERT_EQ(cudaMalloc(&dy, n * 4), cudaSuccess);
   ASSERT_EQ(cudaMemcpy(dx, x.data(), n * 4, cudaMemcpyHostToDevice), cudaSuccess);
-  auto ulps = [](float a, float b) {  // distance on the number line (+0 = -0)
-    int32_t ia, ib;
-    std::memcpy(&ia, &a, 4);
-    std::memcpy(&ib, &b, 4);
-    const int64_t oa = ia < 0 ? -int64_t(ia & 0x7fffffff) : ia, ob = ib < 0 ? -int64_t(ib & 0x7fffffff) : ib;
-    return oa > ob ? oa - ob : ob - oa;
-  };
   for (float s : {0.5f, -0.5f, 1.f, -1.f, 1.5f, -1.5f, 2.f, -2.f}) {
     std::vector<float> y(n);
     fw::unary(fw::UnaryOp::pow_scalar, DType::f32, dx, dy, int64_t(n), s, nullptr);
@@ -272,6 +276,72 @@ TEST_F(PowScalarFp32, HalfIntegerExponents) {
   }
   cudaFree(dx);
   cudaFree(dy);
+}
+
+// pow in fp32 (ops.cuh, Pow<false>): on positive normal bases with finite exponents, pow32::fast (pow_f32.hpp), whose
+// accuracy tests/unit/test_pow_f32.cpp checks on the host: here the GPU must give the host's bits exactly. Every other
+// input takes powf: NaN where pow in double is NaN, infinities and zeros with their sign, finite results within 4 ulp
+// (powf's documented bound). The bases: one fp32 bit pattern in every 4093 across the whole range (both signs, every
+// class); each paired with a special exponent (zeros, +-1, +-inf, NaN, large) or, mostly, one that puts y log2(x)
+// anywhere in [-160, 160] (past both ends of fp32's range).
+class PowFp32 : public opbench::testing_gpu::SkipWithoutGpu<> {};
+
+TEST_F(PowFp32, GivesTheHostsBitsOnItsFastPathAndPowfsSpecialValues) {
+  namespace pow32 = fw::ops::pow32;
+  const float inf = std::numeric_limits<float>::infinity();
+  const float specials[] = {0.f, -0.f, 1.f, -1.f, 2.f, 0.5f, -3.f, 7.25f, 1e30f, -1e30f, inf, -inf,
+                            std::numeric_limits<float>::quiet_NaN()};
+  std::vector<float> x, y;
+  uint32_t r = 20261129;
+  for (uint64_t b = 0; b < (uint64_t(1) << 32); b += 4093) {
+    float v;
+    const uint32_t u = uint32_t(b);
+    std::memcpy(&v, &u, 4);
+    r = r * 1664525u + 1013904223u;
+    const double l2 = std::log2(std::fabs(double(v)));
+    const bool special = r % 8 == 0 || !std::isfinite(l2) || l2 == 0;
+    x.push_back(v);
+    y.push_back(special ? specials[(r >> 8) % 13] : float((-160.0 + 320.0 * double(r >> 8) / double(1 << 24)) / l2));
+  }
+  const size_t n = x.size();
+  void *dx = nullptr, *dy = nullptr, *dz = nullptr;
+  ASSERT_EQ(cudaMalloc(&dx, n * 4), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&dy, n * 4), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&dz, n * 4), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(dx, x.data(), n * 4, cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(dy, y.data(), n * 4, cudaMemcpyHostToDevice), cudaSuccess);
+  fw::binary(fw::BinaryOp::pow, DType::f32, dx, dy, dz, 1, int64_t(n), fw::Broadcast::none, nullptr);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  std::vector<float> z(n);
+  ASSERT_EQ(cudaMemcpy(z.data(), dz, n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+  cudaFree(dx);
+  cudaFree(dy);
+  cudaFree(dz);
+  size_t fast = 0;
+  int failures = 0;
+  for (size_t i = 0; i < n; ++i) {
+    bool ok;
+    float want;
+    if (pow32::in_fast(x[i], y[i])) {
+      ++fast;
+      want = pow32::fast(x[i], y[i], pow32::HostTables{});
+      ok = std::memcmp(&want, &z[i], 4) == 0;
+    } else {
+      want = float(std::pow(double(x[i]), double(y[i])));
+      if (std::isnan(want) || std::isnan(z[i]))
+        ok = std::isnan(want) && std::isnan(z[i]);
+      else if (want == 0.f || std::isinf(want))
+        ok = want == z[i] && std::signbit(want) == std::signbit(z[i]);
+      else
+        ok = ulps(want, z[i]) <= 4;
+    }
+    if (!ok && ++failures <= 8)
+      ADD_FAILURE() << std::hexfloat << "pow fp32 (" << x[i] << ", " << y[i] << "): GPU " << z[i] << ", expected " << want
+                    << (pow32::in_fast(x[i], y[i]) ? " (the host's pow32::fast)" : " (pow in double)");
+  }
+  EXPECT_EQ(failures, 0);
+  EXPECT_GT(fast, n / 3);
+  std::printf("pow fp32: %zu inputs, %zu on the fast path (the host's bits), the rest powf's\n", n, fast);
 }
 
 std::string dtype_case(const testing::TestParamInfo<DType>& info) { return opbench::dtype_name(info.param); }
