@@ -66,11 +66,13 @@ Bits all_patterns() {
   return v;
 }
 
-// Runs `launch` on the device over inputs a (and b), and returns the 16-bit outputs.
-Bits run(const Bits& a, const Bits& b, const std::function<void(const void*, const void*, void*, int64_t)>& launch) {
-  const size_t bytes = a.size() * 2;
+// Runs `launch` on the device over inputs a (and b, unless empty), and returns the outputs, of a's element type.
+template <class E>
+std::vector<E> run(const std::vector<E>& a, const std::vector<E>& b,
+                   const std::function<void(const void*, const void*, void*, int64_t)>& launch) {
+  const size_t bytes = a.size() * sizeof(E);
   void *da = nullptr, *db = nullptr, *dy = nullptr;
-  Bits y(a.size());
+  std::vector<E> y(a.size());
   EXPECT_EQ(cudaMalloc(&da, bytes), cudaSuccess);
   EXPECT_EQ(cudaMalloc(&db, bytes), cudaSuccess);
   EXPECT_EQ(cudaMalloc(&dy, bytes), cudaSuccess);
@@ -219,6 +221,26 @@ int64_t ulps(float a, float b) {
   return oa > ob ? oa - ob : ob - oa;
 }
 
+// One fp32 bit pattern in every 4093 across the whole range: both signs, every class.
+std::vector<float> fp32_patterns() {
+  std::vector<float> x;
+  for (uint64_t b = 0; b < (uint64_t(1) << 32); b += 4093) {
+    float v;
+    const uint32_t u = uint32_t(b);
+    std::memcpy(&v, &u, 4);
+    x.push_back(v);
+  }
+  return x;
+}
+
+// What powf gives where no short evaluation holds, against `want`, pow in double rounded to fp32: NaN where it is NaN,
+// zeros and infinities with their sign, finite values within 4 ulp (powf's documented bound).
+bool like_powf(float want, float got) {
+  if (std::isnan(want) || std::isnan(got)) return std::isnan(want) && std::isnan(got);
+  if (want == 0.f || std::isinf(want)) return want == got && std::signbit(want) == std::signbit(got);
+  return ulps(want, got) <= 4;
+}
+
 // pow_scalar in fp32 on the exponents it evaluates by products and a square root (ops.cuh, PowHalfSteps):
 // within the derived 2^-22 relative error of pow in double for |x| in [2^-30, 2^30], and on every other x
 // (powf's inputs there: zeros, subnormals, huge values, infinities, NaN, negative x) the special values
@@ -227,44 +249,28 @@ int64_t ulps(float a, float b) {
 class PowScalarFp32 : public opbench::testing_gpu::SkipWithoutGpu<> {};
 
 TEST_F(PowScalarFp32, HalfIntegerExponents) {
-  std::vector<float> x;
-  for (uint64_t b = 0; b < (uint64_t(1) << 32); b += 4093) {
-    float v;
-    const uint32_t u = uint32_t(b);
-    std::memcpy(&v, &u, 4);
-    x.push_back(v);
-  }
+  std::vector<float> x = fp32_patterns();
   for (float e : {0x1p-30f, 0x1p30f, std::nextafter(0x1p-30f, 0.f), std::nextafter(0x1p30f, 1e38f), 0.f, -0.f, 1.f, -1.f,
                   std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
                   std::numeric_limits<float>::denorm_min(), std::numeric_limits<float>::max()})
     for (float sign : {1.f, -1.f}) x.push_back(sign * e);
   const size_t n = x.size();
-  void *dx = nullptr, *dy = nullptr;
-  ASSERT_EQ(cudaMalloc(&dx, n * 4), cudaSuccess);
-  ASSERT_EQ(cudaMalloc(&dy, n * 4), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(dx, x.data(), n * 4, cudaMemcpyHostToDevice), cudaSuccess);
   for (float s : {0.5f, -0.5f, 1.f, -1.f, 1.5f, -1.5f, 2.f, -2.f}) {
-    std::vector<float> y(n);
-    fw::unary(fw::UnaryOp::pow_scalar, DType::f32, dx, dy, int64_t(n), s, nullptr);
-    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    ASSERT_EQ(cudaMemcpy(y.data(), dy, n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    const std::vector<float> y = run(x, {}, [&](const void* a, const void*, void* out, int64_t m) {
+      fw::unary(fw::UnaryOp::pow_scalar, DType::f32, a, out, m, s, nullptr);
+    });
     int failures = 0;
     double worst = 0;
     for (size_t i = 0; i < n; ++i) {
       const double ref = std::pow(double(x[i]), double(s));
-      const float want = float(ref);
       const double a = std::fabs(double(x[i]));
       bool ok;
-      if (std::isnan(want) || std::isnan(y[i])) {
-        ok = std::isnan(want) && std::isnan(y[i]);
-      } else if (a >= 0x1p-30 && a <= 0x1p30) {
+      if (a >= 0x1p-30 && a <= 0x1p30 && !std::isnan(y[i])) {
         const double rel = std::fabs(double(y[i]) - ref) / std::fabs(ref);
         worst = std::max(worst, rel);
         ok = rel <= 0x1p-22;
-      } else if (want == 0.f || std::isinf(want)) {
-        ok = want == y[i] && std::signbit(want) == std::signbit(y[i]);
       } else {
-        ok = ulps(want, y[i]) <= 4;
+        ok = like_powf(float(ref), y[i]);
       }
       if (!ok && ++failures <= 5)
         ADD_FAILURE() << "pow_scalar fp32 exponent " << s << " at x = " << x[i] << ": got " << y[i] << ", pow in double "
@@ -274,8 +280,6 @@ TEST_F(PowScalarFp32, HalfIntegerExponents) {
     std::printf("pow_scalar fp32 exponent %g: %zu inputs, largest relative error on the fast range %.3g (bound 2^-22 = %.3g)\n",
                 double(s), n, worst, 0x1p-22);
   }
-  cudaFree(dx);
-  cudaFree(dy);
 }
 
 // pow in fp32 (ops.cuh, Pow<false>): on positive normal bases with finite exponents, pow32::fast (pow_f32.hpp), whose
@@ -291,32 +295,19 @@ TEST_F(PowFp32, GivesTheHostsBitsOnItsFastPathAndPowfsSpecialValues) {
   const float inf = std::numeric_limits<float>::infinity();
   const float specials[] = {0.f, -0.f, 1.f, -1.f, 2.f, 0.5f, -3.f, 7.25f, 1e30f, -1e30f, inf, -inf,
                             std::numeric_limits<float>::quiet_NaN()};
-  std::vector<float> x, y;
+  const std::vector<float> x = fp32_patterns();
+  std::vector<float> y;
   uint32_t r = 20261129;
-  for (uint64_t b = 0; b < (uint64_t(1) << 32); b += 4093) {
-    float v;
-    const uint32_t u = uint32_t(b);
-    std::memcpy(&v, &u, 4);
+  for (float v : x) {
     r = r * 1664525u + 1013904223u;
     const double l2 = std::log2(std::fabs(double(v)));
     const bool special = r % 8 == 0 || !std::isfinite(l2) || l2 == 0;
-    x.push_back(v);
     y.push_back(special ? specials[(r >> 8) % 13] : float((-160.0 + 320.0 * double(r >> 8) / double(1 << 24)) / l2));
   }
   const size_t n = x.size();
-  void *dx = nullptr, *dy = nullptr, *dz = nullptr;
-  ASSERT_EQ(cudaMalloc(&dx, n * 4), cudaSuccess);
-  ASSERT_EQ(cudaMalloc(&dy, n * 4), cudaSuccess);
-  ASSERT_EQ(cudaMalloc(&dz, n * 4), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(dx, x.data(), n * 4, cudaMemcpyHostToDevice), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(dy, y.data(), n * 4, cudaMemcpyHostToDevice), cudaSuccess);
-  fw::binary(fw::BinaryOp::pow, DType::f32, dx, dy, dz, 1, int64_t(n), fw::Broadcast::none, nullptr);
-  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  std::vector<float> z(n);
-  ASSERT_EQ(cudaMemcpy(z.data(), dz, n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
-  cudaFree(dx);
-  cudaFree(dy);
-  cudaFree(dz);
+  const std::vector<float> z = run(x, y, [](const void* a, const void* b, void* out, int64_t m) {
+    fw::binary(fw::BinaryOp::pow, DType::f32, a, b, out, 1, m, fw::Broadcast::none, nullptr);
+  });
   size_t fast = 0;
   int failures = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -328,12 +319,7 @@ TEST_F(PowFp32, GivesTheHostsBitsOnItsFastPathAndPowfsSpecialValues) {
       ok = std::memcmp(&want, &z[i], 4) == 0;
     } else {
       want = float(std::pow(double(x[i]), double(y[i])));
-      if (std::isnan(want) || std::isnan(z[i]))
-        ok = std::isnan(want) && std::isnan(z[i]);
-      else if (want == 0.f || std::isinf(want))
-        ok = want == z[i] && std::signbit(want) == std::signbit(z[i]);
-      else
-        ok = ulps(want, z[i]) <= 4;
+      ok = like_powf(want, z[i]);
     }
     if (!ok && ++failures <= 8)
       ADD_FAILURE() << std::hexfloat << "pow fp32 (" << x[i] << ", " << y[i] << "): GPU " << z[i] << ", expected " << want
