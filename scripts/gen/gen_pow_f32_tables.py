@@ -1,6 +1,7 @@
-# Regenerates kernels/elementwise/pow_f32_tables.hpp (run: python3 scripts/gen/gen_pow_f32_tables.py): the tables and
-# coefficients of the fp32 pow in kernels/elementwise/pow_f32.hpp, each value computed to 50 digits (decimal) and rounded
-# once to double.
+# Regenerates kernels/elementwise/pow_f32_tables.hpp (run: python3 scripts/gen/gen_pow_f32_tables.py; with --check
+# it writes nothing and exits 1 if the committed file differs from what it would write, as a unit test runs it): the
+# tables and coefficients of the fp32 pow in kernels/elementwise/pow_f32.hpp, each value computed to 50 digits
+# (decimal) and rounded once to double.
 # - log2: z in [0x3f330000, 0x3fb30000) (as fp32 bits) in 16 subintervals of 2^19 bit patterns; invc = 1 / c rounded
 #   to double, c the subinterval's midpoint, except in the subinterval that holds 1, where invc = 1 (so that log2(x)
 #   near 1 keeps its relative accuracy: no table value to cancel); logc = -log2(invc), of the double invc.
@@ -10,6 +11,7 @@
 import decimal
 import os
 import struct
+import sys
 
 decimal.getcontext().prec = 50
 D = decimal.Decimal
@@ -98,6 +100,11 @@ constexpr Polys kPolys = {{
 }}  // namespace fw::ops::pow32
 """
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "kernels", "elementwise", "pow_f32_tables.hpp")
+if sys.argv[1:] == ["--check"]:
+    with open(path) as f:
+        same = f.read() == out
+    print(os.path.normpath(path), "matches the generator" if same else "differs from the generator: run it and commit its output")
+    sys.exit(0 if same else 1)
 with open(path, "w") as f:
     f.write(out)
 print("wrote", os.path.normpath(path))
