@@ -60,12 +60,24 @@ void dispatch(BinaryOp op, const void* a, const void* b, void* y, int64_t rows, 
     case BinaryOp::mul: return run<T>(ops::Mul{}, a, b, y, rows, cols, bc, s);
     case BinaryOp::div: return run<T>(ops::Div{}, a, b, y, rows, cols, bc, s);
     case BinaryOp::maximum: return run<T>(ops::Maximum{}, a, b, y, rows, cols, bc, s);
-    case BinaryOp::pow: return run<T>(ops::Pow<kShort16>{}, a, b, y, rows, cols, bc, s);
+    case BinaryOp::pow:
+      if constexpr (!kShort16) {
+        if (pow_fp32_in_double(rows * cols)) return run<T>(ops::PowTables32{}, a, b, y, rows, cols, bc, s);
+      }
+      return run<T>(ops::Pow<kShort16>{}, a, b, y, rows, cols, bc, s);
   }
   throw std::invalid_argument("unknown binary op");
 }
 
 }  // namespace
+
+// fp32 pow in double arithmetic (ops.cuh, PowTables32) on deep grids only (engine.cuh, deep_grid: 16 waves of
+// one-packet blocks, 1.08 M elements on 132 SMs), powf below: there its longer chain of dependent operations an element
+// is not hidden. H200 GPU 9786ff58, bench_ops, two turns, us, powf everywhere / double arithmetic everywhere / this
+// rule (x120, notes/performance.md, forty-seventh round): 256^2 2.11 / 2.43-2.59 / 2.11, 1024^2 5.73 / 5.84-5.89 /
+// 5.71-5.73, 128^3 9.73-9.81 / 9.36-9.41 / 9.34-9.38, 2048^2 15.8-15.9 / 14.6 / 14.5-14.7, 4096^2 54.7-55.7 / 46.5 /
+// 46.3-46.4, 8192^2 214 / 183 / 183.
+bool pow_fp32_in_double(int64_t n) { return engine::deep_grid(n / 4); }
 
 void binary(BinaryOp op, DType dt, const void* a, const void* b, void* y, int64_t rows, int64_t cols,
             Broadcast bc, cudaStream_t s) {

@@ -33,5 +33,9 @@ void unary(UnaryOp op, DType dt, const void* x, void* y, int64_t n, float scalar
 // y[i, j] = op(a[i, j], b[...]) for an output of rows x cols elements, any alignment.
 void binary(BinaryOp op, DType dt, const void* a, const void* b, void* y, int64_t rows, int64_t cols,
             Broadcast bcast, cudaStream_t s);
+// Whether binary()'s fp32 pow over n output elements, on the current device, evaluates in double arithmetic
+// (pow_f32.hpp: within 0.51 ulp on positive normal bases and finite exponents, powf on the rest); otherwise it is
+// powf throughout (CUDA's, as LibTorch's). Deep grids only (binary.cu says why); the GPU tests ask it which to expect.
+bool pow_fp32_in_double(int64_t n);
 
 }  // namespace fw

@@ -66,7 +66,7 @@ struct packets16_of<F, std::void_t<decltype(F::kPackets16)>> {
 // the whole packet with operator() only when one of them is outside. A test and branch per element cost 4-7
 // instructions (sm_90a SASS: BSSY, FSETP, BRA, BSYNC, and the constants the branch makes it load again), a packet's
 // test one predicate operation an element and one branch. pow_scalar's half steps use it (ops.cuh, PowHalfSteps), and
-// fp32 pow (Pow<false>: with a branch an element, each element's chain of double operations ran after the last one's);
+// fp32 pow (PowTables32: with a branch an element, each element's chain of double operations ran after the last one's);
 // bf16 sin and cos do not: measured on the H200, they ran 1-2% slower with it (notes/performance.md, fortieth round).
 template <class F, class = void>
 struct guarded_of {
@@ -75,6 +75,17 @@ struct guarded_of {
 template <class F>
 struct guarded_of<F, std::void_t<decltype(F::kGuarded)>> {
   static constexpr bool value = F::kGuarded;
+};
+
+// A functor may read small tables of its own from shared memory (F::kTableBytes, F::table_source(), F::bind): each
+// block copies them there while its packets load, then binds them (ops.cuh, PowTables32).
+template <class F, class = void>
+struct tables_of {
+  static constexpr int bytes = 0;
+};
+template <class F>
+struct tables_of<F, std::void_t<decltype(F::kTableBytes)>> {
+  static constexpr int bytes = F::kTableBytes;
 };
 
 // --- operand accessors: load V elements starting at output element e ------------------------------
@@ -160,6 +171,9 @@ struct UnaryMap {
   __device__ __forceinline__ void load(int64_t e, Regs& r) const { r.a = a.load(e); }
   __device__ __forceinline__ float apply(const Regs& r, int v) const { return f(a.at(r.a, v)); }
   __device__ __forceinline__ float scalar(int64_t e) const { return f(a.load1(e)); }
+  static constexpr int kTableBytes = tables_of<F>::bytes;
+  __device__ __forceinline__ static const void* table_source() { return F::table_source(); }
+  __device__ __forceinline__ void bind(const void* t) { f.bind(t); }
   static constexpr bool kGuarded = guarded_of<F>::value;  // then in_fast and apply_fast (F::fast) as well
   __device__ __forceinline__ bool in_fast(const Regs& r, int v) const { return f.in_fast(a.at(r.a, v)); }
   __device__ __forceinline__ float apply_fast(const Regs& r, int v) const { return f.fast(a.at(r.a, v)); }
@@ -182,6 +196,9 @@ struct BinaryMap {
   }
   __device__ __forceinline__ float apply(const Regs& r, int v) const { return f(a.at(r.a, v), b.at(r.b, v)); }
   __device__ __forceinline__ float scalar(int64_t e) const { return f(a.load1(e), b.load1(e)); }
+  static constexpr int kTableBytes = tables_of<F>::bytes;
+  __device__ __forceinline__ static const void* table_source() { return F::table_source(); }
+  __device__ __forceinline__ void bind(const void* t) { f.bind(t); }
   static constexpr bool kGuarded = guarded_of<F>::value;  // then in_fast and apply_fast (F::fast) as well
   __device__ __forceinline__ bool in_fast(const Regs& r, int v) const {
     return f.in_fast(a.at(r.a, v), b.at(r.b, v));
@@ -203,6 +220,15 @@ __global__ void __launch_bounds__(kThreads) map_kernel(Map m, T* __restrict__ y,
   for (int u = 0; u < kUnroll; ++u) {
     const int64_t k = k0 + u * kThreads;
     if (k < nvec) m.load(head + k * V, regs[u]);
+  }
+  if constexpr (Map::kTableBytes > 0) {
+    static_assert(Map::kTableBytes % 16 == 0 && Map::kTableBytes <= 16 * kThreads, "tables of whole 16-byte pieces");
+    __shared__ uint4 tables[Map::kTableBytes / 16];
+    if (threadIdx.x < Map::kTableBytes / 16) {
+      tables[threadIdx.x] = static_cast<const uint4*>(Map::table_source())[threadIdx.x];
+    }
+    __syncthreads();
+    m.bind(tables);
   }
 #pragma unroll
   for (int u = 0; u < kUnroll; ++u) {
@@ -247,9 +273,12 @@ inline int64_t misalignment(const void* p) { return int64_t(reinterpret_cast<uin
 // A functor's count above the default pays only on grids of >= 64 waves of one-packet blocks (>= 8.6 Mi
 // 16-bit elements on the H100): gelu bf16 with 2 packets ran 1.02-1.04x of LibTorch from 16 Mi elements
 // up but 0.91-0.97x at 3-4 Mi, where one packet gave 1.00-1.02x.
+// A grid of nvec packets is deep from 16 waves of one-packet blocks on: there pick_unroll gives a thread more than one
+// packet (fp32), and fp32 pow evaluates in double arithmetic (binary.cu).
+inline bool deep_grid(int64_t nvec) { return ceil_div(nvec, kThreads) >= 16 * sm_count(); }
 inline int pick_unroll(int64_t nvec, int elem_bytes, int fp32_packets, int half_packets) {
+  if (!deep_grid(nvec)) return 1;
   const int64_t blocks1 = ceil_div(nvec, kThreads), sms = sm_count();
-  if (blocks1 < 16 * sms) return 1;
   const int dflt = elem_bytes >= 4 ? 2 : 1;
   const int asked = elem_bytes >= 4 ? fp32_packets : half_packets;
   return asked > dflt && blocks1 < 64 * sms ? dflt : asked;

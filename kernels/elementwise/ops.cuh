@@ -203,26 +203,28 @@ struct Div { __device__ float operator()(float a, float b) const { return a / b;
 struct Maximum {  // propagates NaN, like torch.maximum
   __device__ float operator()(float a, float b) const { return (a != a || b != b) ? NAN : fmaxf(a, b); }
 };
-// Short16: the result is stored in fp16 / bf16 (short16 above); else fp32, through pow32 (pow_f32.hpp: within 0.51
-// ulp, double arithmetic) on positive normal bases and finite exponents, and powf on the rest (zeros, negative and
-// subnormal bases, infinities, NaN), so that the special cases are powf's.
+// Short16: the result is stored in fp16 / bf16 (short16 above); else fp32 through powf (CUDA's, as LibTorch's).
 template <bool Short16>
 struct Pow {
   // 2 packets a thread in fp16/bf16 on deep grids, as SinCos below: H200 GPU e8558ec3, bench_ops A/B twice, bf16
   // 4096^2 25.1 -> 23.9 us (91% -> 96% of the copy roof), 8192^2 98.4 -> 92.4; fp16 8192^2 95.5 -> 92.1 (GPU
   // 4a37f5c6).
   static constexpr int kPackets16 = 2;
-  // fp32: the map kernel evaluates a packet with `fast` and tests its elements together (engine.cuh, guarded_of).
-  static constexpr bool kGuarded = !Short16;
+  __device__ float operator()(float a, float b) const { return Short16 ? short16::pow(a, b) : powf(a, b); }
+};
+// fp32 pow on deep grids (binary.cu says where): pow32 (pow_f32.hpp: within 0.51 ulp, double arithmetic) on positive
+// normal bases and finite exponents, powf on the rest (zeros, negative and subnormal bases, infinities, NaN), so that
+// the special cases are powf's. The map kernel evaluates a packet with `fast` and tests its elements together
+// (engine.cuh, guarded_of), with the tables copied to shared memory and bound before any element (tables_of).
+struct PowTables32 {
+  static constexpr bool kGuarded = true;
   __device__ bool in_fast(float a, float b) const { return pow32::in_fast(a, b); }
-  __device__ float fast(float a, float b) const { return pow32::fast(a, b, pow32::DeviceTables{}); }
-  __device__ float operator()(float a, float b) const {
-    if constexpr (Short16) {
-      return short16::pow(a, b);
-    } else {
-      return in_fast(a, b) ? fast(a, b) : powf(a, b);
-    }
-  }
+  __device__ float fast(float a, float b) const { return pow32::fast(a, b, pow32::SharedTables{tables}); }
+  __device__ float operator()(float a, float b) const { return in_fast(a, b) ? fast(a, b) : powf(a, b); }
+  static constexpr int kTableBytes = int(sizeof(pow32::Tables));
+  const pow32::Tables* tables = nullptr;
+  __device__ static const void* table_source() { return &pow32::kDeviceTables; }
+  __device__ void bind(const void* t) { tables = static_cast<const pow32::Tables*>(t); }
 };
 
 // --- unary math -----------------------------------------------------------------------------------

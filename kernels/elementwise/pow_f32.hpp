@@ -8,13 +8,16 @@
 // Why: powf (CUDA's, which LibTorch's pow calls too) spends 60-120 instructions an element in float-float arithmetic;
 // pow fp32 ran at 82-87% of the copy roof on the H200 with it, both sides (report at c7de0dc: 4096^2 56.0 us). This
 // path is ~56 instructions an element (sm_90a SASS, the map kernel's packet of four, tested per packet: engine.cuh,
-// guarded_of), 25 of them double operations and conversions (half the fp32 rate on the H100 / H200), and two table
-// reads (the read-only cache). H200, bench_ops A/B (x117, x118; notes/performance.md, forty-sixth round): 4096^2
-// 55.3 -> 48.1 us (82% -> 95% of the copy roof), 8192^2 213 -> 188, 512^3 420 -> 364 (add's time), 2048^2 16.0 ->
-// 15.2. Grids of one packet a thread, up to 1M elements, lost 0.4-0.7 us (256^2 2.08 -> 2.7, 1024^2 5.8 -> 6.4):
-// there each element waits for its two dependent table reads, which a cold L2 (bench_ops flushes it before every
-// timed run) serves from DRAM; a prefetch of the tables by every thread before its loads (CCTL.E.PF1) made those
-// grids 1.3-3x slower again and was dropped.
+// guarded_of), 24 of them double operations and conversions (half the fp32 rate on the H100 / H200), and two table
+// reads (shared memory). H200, bench_ops A/B (x117-x119; notes/performance.md, forty-sixth round): 4096^2 55.3 ->
+// 48.1 us (82% -> 95% of the copy roof) with the tables read through the read-only cache, 46.5 (the copy roof) with
+// them in shared memory; 8192^2 215 -> 188 -> 183. With the tables read from global memory, grids of one packet a
+// thread up to 1M elements lost 0.4-0.7 us to powf (256^2 2.08 -> 2.66, 1024^2 5.8 -> 6.4): about half was the
+// tables' first touch after the inputs, twice (an L2 flushed before every timed run serves it from DRAM), which the
+// copy to shared memory overlaps with the inputs' loads (256^2 2.43-2.53, 1024^2 5.8-6.0); the rest is each element's
+// longer chain (with the L2 warm, 256^2 1.98 against powf's 1.62), so that those grids take powf (binary.cu,
+// pow_fp32_in_double). A prefetch of the tables by every thread before its loads (CCTL.E.PF1) made them 1.3-3x slower
+// and was dropped.
 //
 // log2(x): x = 2^k z with z in [a, 2a), a = 0.69921875 (kLogOffset; k and z from the bits), in 16 subintervals i of
 // z. r = z invc_i - 1 (one fma, rounded once), log2(x) = k + logc_i + P(r) with logc_i = -log2(invc_i) and P the
@@ -76,20 +79,21 @@ struct HostTables {
   }
 };
 #if defined(__CUDACC__)
-// The lookups in global memory, read through the read-only cache (16 or 32 entries: a warp's reads fall on a few
-// lines of L1); the coefficients in constant memory, so that each is an operand of its DFMA (as literals they took
-// two UMOVs each: 74 instructions an element on the path against 54, sm_90a SASS).
+// The lookups' source in global memory (the map kernel copies them to shared memory: SharedTables), and the
+// coefficients in constant memory, so that each is an operand of its DFMA (as literals they took two UMOVs each: 74
+// instructions an element on the one-element path against 63, sm_90a SASS).
 __device__ const Tables kDeviceTables = kTables;
 __constant__ Polys kDevicePolys = kPolys;
-struct DeviceTables {
+// The tables as the map kernel copies them to shared memory, each block while its inputs load (engine.cuh,
+// tables_of): LDS with 32-bit addresses, and no first touch of global memory after the inputs.
+struct SharedTables {
+  const Tables* t;
   __device__ void log_entry(int i, double& invc, double& logc) const {
-    const double2 e = __ldg(reinterpret_cast<const double2*>(kDeviceTables.log[i]));
+    const double2 e = *reinterpret_cast<const double2*>(t->log[i]);
     invc = e.x;
     logc = e.y;
   }
-  __device__ uint64_t exp2(int j) const {
-    return static_cast<uint64_t>(__ldg(reinterpret_cast<const unsigned long long*>(&kDeviceTables.exp2[j])));
-  }
+  __device__ uint64_t exp2(int j) const { return t->exp2[j]; }
   template <Poly P, int D>
   __device__ double coef() const {
     return P == kLogPoly ? kDevicePolys.log_poly[D] : kDevicePolys.exp_poly[D];

@@ -282,52 +282,67 @@ TEST_F(PowScalarFp32, HalfIntegerExponents) {
   }
 }
 
-// pow in fp32 (ops.cuh, Pow<false>): on positive normal bases with finite exponents, pow32::fast (pow_f32.hpp), whose
-// accuracy tests/unit/test_pow_f32.cpp checks on the host: here the GPU must give the host's bits exactly. Every other
-// input takes powf: NaN where pow in double is NaN, infinities and zeros with their sign, finite results within 4 ulp
-// (powf's documented bound). The bases: one fp32 bit pattern in every 4093 across the whole range (both signs, every
-// class); each paired with a special exponent (zeros, +-1, +-inf, NaN, large) or, mostly, one that puts y log2(x)
-// anywhere in [-160, 160] (past both ends of fp32's range).
+// pow in fp32 takes one of two evaluations by the size of its output (fw::pow_fp32_in_double; binary.cu says why), and
+// both are run: the sample as it is (powf throughout on a GPU of 64 SMs or more) and tiled to 16 times its size (a
+// deep grid on any GPU of up to 1024 SMs: double arithmetic). In double arithmetic, on positive normal bases with
+// finite exponents, the result is pow32::fast's (pow_f32.hpp), whose accuracy tests/unit/test_pow_f32.cpp checks on
+// the host: here the GPU must give the host's bits exactly. Every other input, and every input of the powf
+// evaluation, takes powf: NaN where pow in double is NaN, infinities and zeros with their sign, finite results within
+// 4 ulp (powf's documented bound). The bases: one fp32 bit pattern in every 4093 across the whole range (both signs,
+// every class); each paired with a special exponent (zeros, +-1, +-inf, NaN, large) or, mostly, one that puts
+// y log2(x) anywhere in [-160, 160] (past both ends of fp32's range).
 class PowFp32 : public opbench::testing_gpu::SkipWithoutGpu<> {};
 
-TEST_F(PowFp32, GivesTheHostsBitsOnItsFastPathAndPowfsSpecialValues) {
+TEST_F(PowFp32, GivesTheHostsBitsInDoubleArithmeticAndPowfsElsewhere) {
   namespace pow32 = fw::ops::pow32;
   const float inf = std::numeric_limits<float>::infinity();
   const float specials[] = {0.f, -0.f, 1.f, -1.f, 2.f, 0.5f, -3.f, 7.25f, 1e30f, -1e30f, inf, -inf,
                             std::numeric_limits<float>::quiet_NaN()};
-  const std::vector<float> x = fp32_patterns();
-  std::vector<float> y;
+  const std::vector<float> x0 = fp32_patterns();
+  std::vector<float> y0;
   uint32_t r = 20261129;
-  for (float v : x) {
+  for (float v : x0) {
     r = r * 1664525u + 1013904223u;
     const double l2 = std::log2(std::fabs(double(v)));
     const bool special = r % 8 == 0 || !std::isfinite(l2) || l2 == 0;
-    y.push_back(special ? specials[(r >> 8) % 13] : float((-160.0 + 320.0 * double(r >> 8) / double(1 << 24)) / l2));
+    y0.push_back(special ? specials[(r >> 8) % 13] : float((-160.0 + 320.0 * double(r >> 8) / double(1 << 24)) / l2));
   }
-  const size_t n = x.size();
-  const std::vector<float> z = run(x, y, [](const void* a, const void* b, void* out, int64_t m) {
-    fw::binary(fw::BinaryOp::pow, DType::f32, a, b, out, 1, m, fw::Broadcast::none, nullptr);
-  });
-  size_t fast = 0;
-  int failures = 0;
-  for (size_t i = 0; i < n; ++i) {
-    bool ok;
-    float want;
-    if (pow32::in_fast(x[i], y[i])) {
-      ++fast;
-      want = pow32::fast(x[i], y[i], pow32::HostTables{});
-      ok = std::memcmp(&want, &z[i], 4) == 0;
-    } else {
-      want = float(std::pow(double(x[i]), double(y[i])));
-      ok = like_powf(want, z[i]);
+  const size_t n0 = x0.size();
+  std::vector<float> in_double(n0), powd(n0);  // pow32::fast where it holds (NaN elsewhere), and pow in double
+  for (size_t i = 0; i < n0; ++i) {
+    in_double[i] = pow32::in_fast(x0[i], y0[i]) ? pow32::fast(x0[i], y0[i], pow32::HostTables{}) : NAN;
+    powd[i] = float(std::pow(double(x0[i]), double(y0[i])));
+  }
+  EXPECT_TRUE(fw::pow_fp32_in_double(int64_t(16 * n0)));
+  for (size_t copies : {size_t(1), size_t(16)}) {
+    std::vector<float> x, y;
+    for (size_t c = 0; c < copies; ++c) {
+      x.insert(x.end(), x0.begin(), x0.end());
+      y.insert(y.end(), y0.begin(), y0.end());
     }
-    if (!ok && ++failures <= 8)
-      ADD_FAILURE() << std::hexfloat << "pow fp32 (" << x[i] << ", " << y[i] << "): GPU " << z[i] << ", expected " << want
-                    << (pow32::in_fast(x[i], y[i]) ? " (the host's pow32::fast)" : " (pow in double)");
+    const size_t n = x.size();
+    const bool dbl = fw::pow_fp32_in_double(int64_t(n));
+    const std::vector<float> z = run(x, y, [](const void* a, const void* b, void* out, int64_t m) {
+      fw::binary(fw::BinaryOp::pow, DType::f32, a, b, out, 1, m, fw::Broadcast::none, nullptr);
+    });
+    size_t fast = 0;
+    int failures = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const size_t k = i % n0;
+      const bool exact = dbl && pow32::in_fast(x[i], y[i]);
+      fast += exact;
+      const float want = exact ? in_double[k] : powd[k];
+      const bool ok = exact ? std::memcmp(&want, &z[i], 4) == 0 : like_powf(want, z[i]);
+      if (!ok && ++failures <= 8)
+        ADD_FAILURE() << std::hexfloat << "pow fp32 (" << x[i] << ", " << y[i] << ") of " << std::dec << n
+                      << std::hexfloat << ": GPU " << z[i] << ", expected " << want
+                      << (exact ? " (the host's pow32::fast)" : " (pow in double, within powf's 4 ulp)");
+    }
+    EXPECT_EQ(failures, 0) << n << " elements";
+    if (dbl) EXPECT_GT(fast, n / 3);
+    std::printf("pow fp32 of %zu elements: %s; %zu on pow32's path (the host's bits), the rest within powf's bound\n",
+                n, dbl ? "double arithmetic" : "powf throughout", fast);
   }
-  EXPECT_EQ(failures, 0);
-  EXPECT_GT(fast, n / 3);
-  std::printf("pow fp32: %zu inputs, %zu on the fast path (the host's bits), the rest powf's\n", n, fast);
 }
 
 std::string dtype_case(const testing::TestParamInfo<DType>& info) { return opbench::dtype_name(info.param); }
