@@ -35,9 +35,10 @@ const std::vector<Shape>& transformer_shapes();
 const std::vector<Shape>& odd_shapes();
 // odd_shapes() followed by an op's own test shapes.
 std::vector<Shape> odd_shapes_and(const std::vector<Shape>& extra);
-// More rows than one wave of the 4-deep row kernel holds, of 65..112 aligned 16-byte vectors (kShortRowMaxVectors) in
-// each dtype (one shape for 16-bit, one for fp32): the short-row kernel's 16 lanes of up to eight vectors. Also the
-// special-value GPU tests' (test_special_vs_torch); test_reduce_plans checks that they reach that layout.
+// More rows than one wave of the 4-deep row kernel holds, of 65..128 aligned 16-byte vectors (kShortRowMaxVectors) in
+// each dtype (for 16-bit and for fp32, one shape of up to 112 vectors and one past it): the short-row kernel's 16 lanes
+// of up to eight vectors. Also the special-value GPU tests' (test_special_vs_torch); test_reduce_plans checks that
+// they reach that layout.
 const std::vector<Shape>& eight_vector_row_shapes();
 // odd_shapes() and rows of three vectors a lane on row_apply.cuh's warp path, the last one partial in some lanes:
 // 1001x760 (16-bit, 16-byte vectors), 1001x360 (fp32, 16-byte vectors), 1001x90 (element by element): the test

@@ -36,10 +36,12 @@ const std::vector<Shape>& odd_shapes() {
   return v;
 }
 
-// {8001, 776} and {8001, 440}: 8001 rows (an odd count) of 97 vectors in bf16 and fp16, 110 in fp32, the short-row
-// kernel at 16 lanes of up to eight vectors a row (row_engine.cuh), its last vectors partial.
+// {8001, 776} and {8001, 440}: 8001 rows (an odd count) of 97 vectors in bf16 and fp16, 110 in fp32; {8001, 1000}
+// and {8001, 500}: 125 vectors in bf16 and fp16 and in fp32 (past 112, where fp32 rows of a one-float reducer keep the
+// 4-deep kernel: plans.hpp, short_row_max_vectors). The short-row kernel at 16 lanes of up to eight vectors a row
+// (row_engine.cuh), its last vectors partial.
 const std::vector<Shape>& eight_vector_row_shapes() {
-  static const std::vector<Shape> v = {{8001, 776}, {8001, 440}};
+  static const std::vector<Shape> v = {{8001, 776}, {8001, 440}, {8001, 1000}, {8001, 500}};
   return v;
 }
 

@@ -86,13 +86,24 @@ inline ShortRowShape short_row_shape(int64_t nvec) {
   if (nvec <= 64) return {16, 4};
   return {16, 8};
 }
-// The longest rows (in 16-byte vectors) the short-row kernel takes past one wave of the 4-deep kernel: up to 112,
-// 16 lanes of up to eight vectors a row; at 113..128 a warp a row with four loads a lane. H100 (bench_ops A/B,
-// notes/performance.md, thirty-second round): 96 and 112 vectors gained (logsumexp bf16 16384x768 12.7 -> 11.3 us,
-// cross_entropy 14.8 -> 13.0, 16384x896 16.0 -> 14.5, argmax_last 17.9 -> 15.2); 128 lost (logsumexp fp32
-// 128x512x512 44.6 -> 46.7 us, 512x512x512 171.9 -> 177.0, sum_last fp32 512x512x512 172.1 -> 175.8), where the
-// 4-deep kernel uses every lane's four loads.
-constexpr int64_t kShortRowMaxVectors = 112;
+// The longest rows (in 16-byte vectors) the short-row kernel takes past one wave of the 4-deep kernel: 128, 16 lanes
+// of up to eight vectors a row (past them, a warp a row with four loads a lane); but 112 for fp32 rows (four elements
+// a vector) of a reducer whose state is one float (sum, mean, max, min): short_row_max_vectors.
+// H100 (bench_ops A/B, notes/performance.md, thirty-second round): 96 and 112 vectors gained (logsumexp bf16
+// 16384x768 12.7 -> 11.3 us, cross_entropy 14.8 -> 13.0, 16384x896 16.0 -> 14.5, argmax_last 17.9 -> 15.2); 128 lost
+// then (logsumexp fp32 128x512x512 44.6 -> 46.7 us, sum_last fp32 512x512x512 172.1 -> 175.8). Measured again at
+// 083604e, where eight vectors a lane widen their bf16 from whole words (H200 GPU 15b05878, x124, A/E/A/E/A/E,
+// medians, us; notes/performance.md, forty-eighth round): 128 gains in 16 bits (bf16 rows of 1024: logsumexp
+// 16384x1024 13.49 -> 11.39, 65536x1024 46.21 -> 35.17, cross_entropy 15.39 -> 12.99, argmax_last 20.13 -> 18.05,
+// sum_last 10.29 -> 9.54) and in fp32 where the state is more than one float (rows of 512: argmax_last 512x512x512
+// 182.6 -> 131.1, cross_entropy 149.5 -> 126.6, logsumexp 135.2 -> 125.8), while fp32 sum_last lost again
+// (512x512x512 120.7 -> 122.9, 128x512x512 31.78 -> 31.89): a one-float state merges in five shuffles and adds, and
+// the 4-deep kernel's four loads a lane take such a row in one round.
+constexpr int64_t kShortRowMaxVectors = 128;
+constexpr int64_t kShortRowMaxVectorsOneFloat = 112;  // fp32 rows of a one-float reducer
+inline int64_t short_row_max_vectors(int vec, bool one_float_state) {
+  return vec == 4 && one_float_state ? kShortRowMaxVectorsOneFloat : kShortRowMaxVectors;
+}
 
 // The blocks of a plan's row_reduce_kernel: kBlock / group lanes' groups, a (row, split) job each.
 inline int64_t row_plan_blocks(const RowPlan& plan, int64_t rows) {
@@ -101,13 +112,13 @@ inline int64_t row_plan_blocks(const RowPlan& plan, int64_t rows) {
 
 // Whether a plan's rows run in row_short_kernel (launch_row_plan, row_engine.cuh) rather than the plan's
 // row_reduce_kernel: unsplit, aligned rows (x 16-byte aligned, `cols` a multiple of the vector) of at most
-// kShortRowMaxVectors vectors, when the plan's blocks (row_plan_blocks) take more than one wave of its kernel
+// `max_vectors` vectors (short_row_max_vectors), when the plan's blocks (row_plan_blocks) take more than one wave of its kernel
 // (`plan_resident` blocks). Within one wave each row has its group from the start; past it, row_reduce_kernel's
 // blocks retire after their rows where the short-row kernel's resident groups stream on (row_short_kernel says what
 // that gained). The short-row kernel lays a row out by short_row_shape; the plan's group counts only here.
 inline bool takes_short_rows(const RowPlan& plan, int64_t rows, int64_t cols, int vec, bool aligned,
-                             int64_t plan_resident) {
-  if (plan.splits != 1 || !aligned || cols % vec != 0 || cols / vec > kShortRowMaxVectors) return false;
+                             int64_t plan_resident, int64_t max_vectors) {
+  if (plan.splits != 1 || !aligned || cols % vec != 0 || cols / vec > max_vectors) return false;
   return row_plan_blocks(plan, rows) > plan_resident;
 }
 

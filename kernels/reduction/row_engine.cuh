@@ -616,7 +616,7 @@ __global__ void __launch_bounds__(kBlock, 3) row_split_reduce_kernel(const T* __
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) finalize_row(partials, splits, red, r);
 }
 
-// Short aligned rows past one wave (at most kShortRowMaxVectors vectors a row, cols a multiple of the vector,
+// Short aligned rows past one wave (at most short_row_max_vectors a row, cols a multiple of the vector,
 // x 16-byte aligned): groups of GROUP lanes stay resident and take kShortRowsAStep<VPL> consecutive
 // rows a step, grid-stride, VPL vectors a lane per row (lane t: vectors t, t + GROUP, ...; short_row_shape in
 // plans.hpp), all of a step's loads issued together before the rows' reductions. row_reduce_kernel gives a
@@ -722,7 +722,9 @@ int64_t launch_row_plan(const RowPlan& plan, const T* x, int64_t rows, int64_t c
   };
   const int64_t plan_resident =
       with_unroll([](auto u) { return resident_blocks<row_reduce_kernel<T, R, decltype(u)::value>>(); });
-  if (takes_short_rows(plan, rows, cols, vec_of<T>(), aligned16(x), plan_resident)) {
+  constexpr bool kOneFloat = sizeof(typename R::State) == sizeof(float);  // sum, mean, max, min
+  if (takes_short_rows(plan, rows, cols, vec_of<T>(), aligned16(x), plan_resident,
+                       short_row_max_vectors(vec_of<T>(), kOneFloat))) {
     const ShortRowShape shape = short_row_shape(cols / vec_of<T>());
     if (shape.vectors == 1) return launch_row_short<T, R, 1, 8>(x, rows, cols, red, stream);
     if (shape.vectors == 2) return launch_row_short<T, R, 2, 8>(x, rows, cols, red, stream);

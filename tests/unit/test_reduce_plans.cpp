@@ -98,51 +98,76 @@ TEST(RowPlans, ShortRowShapeCoversEveryVectorOnce) {
   }
 }
 
-// Which rows the short-row kernel takes (takes_short_rows): aligned rows of up to kShortRowMaxVectors vectors whose
-// plan takes more than one wave of its kernel; never a split plan, a misaligned row, a row not whole in vectors, a row
-// of kShortRowMaxVectors + 1 vectors, or rows that one wave holds.
+// How long a row the short-row kernel takes: 128 vectors, but 112 for fp32 rows (four elements a vector) of a
+// reducer whose state is one float (plans.hpp says why).
+TEST(RowPlans, ShortRowLengthBoundIsLowerForOneFloatFp32Reducers) {
+  EXPECT_EQ(short_row_max_vectors(8, false), 128);
+  EXPECT_EQ(short_row_max_vectors(8, true), 128);
+  EXPECT_EQ(short_row_max_vectors(4, false), 128);
+  EXPECT_EQ(short_row_max_vectors(4, true), 112);
+  EXPECT_EQ(short_row_shape(kShortRowMaxVectors).lanes * short_row_shape(kShortRowMaxVectors).vectors,
+            kShortRowMaxVectors);  // the longest row fills the widest layout
+}
+
+// Which rows the short-row kernel takes (takes_short_rows): aligned rows of up to `max_vectors` vectors whose plan
+// takes more than one wave of its kernel; never a split plan, a misaligned row, a row not whole in vectors, a row of
+// max_vectors + 1 vectors, or rows that one wave holds.
 TEST(RowPlans, ShortRowKernelTakesAlignedShortRowsPastOneWave) {
   constexpr int64_t kResident = 396;  // 256-thread blocks of the plan's kernel at once (an H100's 132 SMs x 3)
   for (int vec : {4, 8})
-    for (int64_t nvec = 1; nvec <= kShortRowMaxVectors + 8; ++nvec) {
-      const int64_t cols = nvec * vec, rows = int64_t(1) << 20;
-      const std::string at = "nvec " + std::to_string(nvec) + ", vec " + std::to_string(vec);
-      const RowPlan p = plan_rows(rows, cols, vec, kResident);
-      const bool past_a_wave = fw::ceil_div(rows, int64_t(kBlock / p.group)) > kResident;
-      ASSERT_TRUE(past_a_wave) << at;
-      const bool short_rows = takes_short_rows(p, rows, cols, vec, true, kResident);
-      EXPECT_EQ(short_rows, nvec <= kShortRowMaxVectors) << at;
-      EXPECT_FALSE(takes_short_rows(p, rows, cols, vec, false, kResident)) << at << ", misaligned";
-      EXPECT_FALSE(takes_short_rows(p, rows, cols + 1, vec, true, kResident)) << at << ", cols + 1";
-      // As many rows as one wave of the plan's groups holds: the plan's own kernel.
-      const int64_t wave_rows = kResident * (kBlock / p.group);
-      EXPECT_FALSE(takes_short_rows(p, wave_rows, cols, vec, true, kResident)) << at << ", one wave";
-      EXPECT_EQ(takes_short_rows(p, wave_rows + 1, cols, vec, true, kResident), nvec <= kShortRowMaxVectors)
-          << at << ", one wave and a row";
+    for (bool one_float : {false, true}) {
+      const int64_t max_vectors = short_row_max_vectors(vec, one_float);
+      for (int64_t nvec = 1; nvec <= kShortRowMaxVectors + 8; ++nvec) {
+        const int64_t cols = nvec * vec, rows = int64_t(1) << 20;
+        const std::string at = "nvec " + std::to_string(nvec) + ", vec " + std::to_string(vec) +
+                               (one_float ? ", one float" : "");
+        const RowPlan p = plan_rows(rows, cols, vec, kResident);
+        const bool past_a_wave = fw::ceil_div(rows, int64_t(kBlock / p.group)) > kResident;
+        ASSERT_TRUE(past_a_wave) << at;
+        const bool short_rows = takes_short_rows(p, rows, cols, vec, true, kResident, max_vectors);
+        EXPECT_EQ(short_rows, nvec <= max_vectors) << at;
+        EXPECT_FALSE(takes_short_rows(p, rows, cols, vec, false, kResident, max_vectors)) << at << ", misaligned";
+        EXPECT_FALSE(takes_short_rows(p, rows, cols + 1, vec, true, kResident, max_vectors)) << at << ", cols + 1";
+        // As many rows as one wave of the plan's groups holds: the plan's own kernel.
+        const int64_t wave_rows = kResident * (kBlock / p.group);
+        EXPECT_FALSE(takes_short_rows(p, wave_rows, cols, vec, true, kResident, max_vectors)) << at << ", one wave";
+        EXPECT_EQ(takes_short_rows(p, wave_rows + 1, cols, vec, true, kResident, max_vectors), nvec <= max_vectors)
+            << at << ", one wave and a row";
+      }
     }
   // A split plan is the split kernels' (plan_rows splits only rows of 4096 elements or more, past the short-row
   // kernel's length; a plan split over short rows is built here).
   const RowPlan split{2, 64, kBlock, kUnroll};
-  EXPECT_FALSE(takes_short_rows(split, int64_t(1) << 20, 128, 8, true, kResident));
+  EXPECT_FALSE(takes_short_rows(split, int64_t(1) << 20, 128, 8, true, kResident, kShortRowMaxVectors));
 }
 
 // The GPU tests' shapes for the 16-lane, eight-vector layout (bench's eight_vector_row_shapes, run by test_kernels and
-// test_special_vs_torch) reach it in every dtype: for each vector width, some shape of whole 16-byte vectors,
-// 65..kShortRowMaxVectors of them, in more rows than one wave of the 4-deep kernel holds on a 132-SM GPU (its
-// reducers use 40-68 registers, ptxas for sm_90a: at most six 256-thread blocks an SM).
+// test_special_vs_torch) reach it in every dtype, up to 112 vectors and past it: for each vector width, some shape of
+// whole 16-byte vectors, 65..112 of them and 113..kShortRowMaxVectors, in more rows than one wave of the 4-deep kernel
+// holds on a 132-SM GPU (its reducers use 40-68 registers, ptxas for sm_90a: at most six 256-thread blocks an SM),
+// and (fp32) the 4-deep kernel for a one-float reducer past 112.
 TEST(RowPlans, EightVectorTestShapesReachTheEightVectorLayout) {
   constexpr int64_t kResident = 132 * 6;
   for (int vec : {4, 8}) {  // fp32; bf16 and fp16
-    bool reached = false;
+    bool reached = false, reached_past_112 = false, one_float_past_112_kept_out = false;
     for (const opbench::Shape& s : opbench::bench::eight_vector_row_shapes()) {
       const int64_t rows = s.at(0), cols = s.at(1);
       if (cols % vec != 0) continue;
-      const ShortRowShape shape = short_row_shape(cols / vec);
+      const int64_t nvec = cols / vec;
+      const ShortRowShape shape = short_row_shape(nvec);
       const RowPlan p = plan_rows(rows, cols, vec, kResident);
-      reached = reached || (shape.lanes == 16 && shape.vectors == 8 &&
-                            takes_short_rows(p, rows, cols, vec, true, kResident));
+      const bool eight = shape.lanes == 16 && shape.vectors == 8 &&
+                         takes_short_rows(p, rows, cols, vec, true, kResident, short_row_max_vectors(vec, false));
+      reached = reached || (eight && nvec <= 112);
+      reached_past_112 = reached_past_112 || (eight && nvec > 112);
+      if (vec == 4 && nvec > 112 && nvec <= kShortRowMaxVectors)
+        one_float_past_112_kept_out =
+            !takes_short_rows(p, rows, cols, vec, true, kResident, short_row_max_vectors(vec, true));
     }
-    EXPECT_TRUE(reached) << "no shape reaches the eight-vector layout at " << vec << " elements a vector";
+    EXPECT_TRUE(reached) << "no shape of 65..112 vectors reaches the eight-vector layout at " << vec
+                         << " elements a vector";
+    EXPECT_TRUE(reached_past_112) << "no shape of 113..128 vectors reaches it at " << vec << " elements a vector";
+    if (vec == 4) EXPECT_TRUE(one_float_past_112_kept_out) << "no fp32 shape past 112 vectors for one-float reducers";
   }
 }
 
