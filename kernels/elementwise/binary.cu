@@ -77,7 +77,7 @@ void dispatch(BinaryOp op, const void* a, const void* b, void* y, int64_t rows, 
 // rule (x120, notes/performance.md, forty-seventh round): 256^2 2.11 / 2.43-2.59 / 2.11, 1024^2 5.73 / 5.84-5.89 /
 // 5.71-5.73, 128^3 9.73-9.81 / 9.36-9.41 / 9.34-9.38, 2048^2 15.8-15.9 / 14.6 / 14.5-14.7, 4096^2 54.7-55.7 / 46.5 /
 // 46.3-46.4, 8192^2 214 / 183 / 183.
-bool pow_fp32_in_double(int64_t n) { return engine::deep_grid(n / 4); }
+bool pow_fp32_in_double(int64_t n) { return engine::deep_grid(n / int64_t(16 / sizeof(float))); }  // 16-byte packets
 
 void binary(BinaryOp op, DType dt, const void* a, const void* b, void* y, int64_t rows, int64_t cols,
             Broadcast bc, cudaStream_t s) {

@@ -5,7 +5,7 @@
 
 namespace fw::ops::pow32 {
 
-// Read with a per-element index (the device keeps them in global memory, read through the read-only cache).
+// Read with a per-element index (the map kernel copies them from global to shared memory first: pow_f32.hpp).
 struct Tables {
   alignas(16) double log[16][2];  // {1 / c, -log2(1 / c)} for the subinterval of z that c centres (1 in the one that
                                  // holds 1): one 16-byte read an element
