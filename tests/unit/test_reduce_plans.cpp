@@ -158,10 +158,12 @@ TEST(RowPlans, EightVectorTestShapesReachTheEightVectorLayout) {
       const RowPlan p = plan_rows(rows, cols, vec, kResident);
       const bool eight = shape.lanes == 16 && shape.vectors == 8 &&
                          takes_short_rows(p, rows, cols, vec, true, kResident, short_row_max_vectors(vec, false));
-      reached = reached || (eight && nvec <= 112);
-      reached_past_112 = reached_past_112 || (eight && nvec > 112);
-      if (vec == 4 && nvec > 112 && nvec <= kShortRowMaxVectors)
+      const bool past_112 = nvec > kShortRowMaxVectorsOneFloat;
+      reached = reached || (eight && !past_112);
+      reached_past_112 = reached_past_112 || (eight && past_112);
+      if (vec == 4 && past_112 && nvec <= kShortRowMaxVectors)
         one_float_past_112_kept_out =
+            one_float_past_112_kept_out ||
             !takes_short_rows(p, rows, cols, vec, true, kResident, short_row_max_vectors(vec, true));
     }
     EXPECT_TRUE(reached) << "no shape of 65..112 vectors reaches the eight-vector layout at " << vec
