@@ -13,6 +13,8 @@
 //     N % 4 == K % 4 == 0, a wave of        TF32 kernel splitting B^T's fragments itself (gemm_tf32x3.cu,
 //     128x128 tiles x splits                 gemm_tf32x3_kn), fp32 accuracy
 //     (tf32x3_kn_pays)
+//   fp32, W[N,K], M = 1, batch 1,         -> the row engine over W's rows with a dot-product reducer
+//     N >= 2048, K >= 1024                   (gemv_nk.cu)
 //   fp32, M <= 16, batch 1                -> skinny streaming kernel (gemm_skinny.cu)
 //   fp16/bf16, W[N,K], M = 1, batch 1,    -> the same skinny kernel, 16-bit W
 //     N >= 2048, K >= 1024
@@ -99,7 +101,9 @@ detail::GemmArgs make_args(DType dt, GemmLayout bl, const void* A, const void* B
 }
 
 // The path a call takes (see the table at the top of this file and matmul.hpp).
-enum class Path { empty, fill_bias, skinny, gemv, sm90, sm90_tf32_kn, sm90_transposed_b, tf32x3, tf32x3_kn, mma, simt };
+enum class Path {
+  empty, fill_bias, skinny, gemv, gemv_nk, sm90, sm90_tf32_kn, sm90_transposed_b, tf32x3, tf32x3_kn, mma, simt
+};
 
 // Whether 3xTF32 beats the SIMT kernel for an fp32 problem. The split moves 16 bytes per element of A and
 // of B (24 for a B[K, N], transposed first) for 6 tensor-core FLOPs per M·N·K, so it pays where an operand
@@ -147,6 +151,7 @@ Path choose(const detail::GemmArgs& a, bool allow_tf32) {
   }
   if (detail::gemv_supported(a)) return Path::gemv;
   if (detail::tf32x3_kn_supported(a) && tf32x3_kn_pays(a)) return Path::tf32x3_kn;  // fp32, B as [K, N]
+  if (detail::gemv_nk_supported(a)) return Path::gemv_nk;
   if (detail::skinny_supported(a)) return Path::skinny;
   if (a.dt == DType::f32) return detail::tf32x3_supported(a) && tf32x3_pays(a) ? Path::tf32x3 : Path::simt;
   if (detail::sm90_supported(a)) return Path::sm90;
@@ -165,6 +170,7 @@ void gemm(DType dt, GemmLayout b_layout, const void* A, const void* B, const voi
     case Path::fill_bias: return detail::gemm_fill_bias(a, stream);
     case Path::skinny: return detail::gemm_skinny(a, stream);
     case Path::gemv: return detail::gemm_gemv(a, stream);
+    case Path::gemv_nk: return detail::gemm_gemv_nk(a, stream);
     case Path::sm90: return detail::gemm_sm90(queued, detail::sm90_pick(a), stream);
     case Path::sm90_tf32_kn: return detail::gemm_sm90(queued, detail::sm90_tf32_kn_config(a), stream);
     case Path::sm90_transposed_b: {
@@ -190,6 +196,7 @@ std::string gemm_path(DType dt, GemmLayout b_layout, const void* A, const void* 
     case Path::empty: return "empty";
     case Path::fill_bias: return "fill_bias";
     case Path::skinny: return std::string("skinny_") + (dt == DType::f32 ? "f32" : opbench::dtype_name(dt));
+    case Path::gemv_nk: return "gemv_nk row reduction";
     case Path::gemv: return detail::gemv_name(a);
     case Path::sm90: {
       const detail::Sm90Config c = detail::sm90_pick(a);

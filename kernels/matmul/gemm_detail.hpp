@@ -158,9 +158,13 @@ void gemm_tf32x3_kn(const GemmArgs& a, Sm90Config c, int splits, cudaStream_t s)
 bool mma_vector_ok(const GemmArgs& a);  // cp.async 16-byte path possible
 void gemm_mma(const GemmArgs& a, cudaStream_t s);
 
-// ---- fp32 decode-like shapes (M <= 16, batch 1), gemm_skinny.cu ------------------------------------------
+// ---- decode-like shapes (fp32 M <= 16, 16-bit M = 1 with W as [N, K]; batch 1), gemm_skinny.cu ---
 bool skinny_supported(const GemmArgs& a);
 void gemm_skinny(const GemmArgs& a, cudaStream_t s);
+
+// ---- fp32 decode GEMV with W as [N, K] (M = 1, batch 1): the row engine, gemv_nk.cu -------------------
+bool gemv_nk_supported(const GemmArgs& a);
+void gemm_gemv_nk(const GemmArgs& a, cudaStream_t s);
 
 // ---- decode GEMV with B as [K, N] (fp32/fp16/bf16, M = 1, batch 1, cc 9.0), gemv_sm90.cu ------------------
 bool gemv_supported(const GemmArgs& a);
@@ -181,7 +185,7 @@ void gemm_simt(const GemmArgs& a, cudaStream_t s);
 // ---- scratch buffers (gemm.cu): one grow-only buffer per device and use, freed at exit --------------------
 // Growing one frees and allocates (synchronizing the device), which happens on the first calls of a size
 // only. A buffer serves the calls of one stream at a time (as the framework's ops are issued).
-enum class Scratch { tf32_b_transposed, splitk_partials, tf32x3_a, tf32x3_b, count };
+enum class Scratch { tf32_b_transposed, splitk_partials, tf32x3_a, tf32x3_b, gemv_nk_partials, count };
 void* scratch(Scratch use, size_t bytes);
 
 // ---- K == 0: C = bias (or 0), gemm_simt.cu ---------------------------------------------------------

@@ -1,6 +1,7 @@
-// GEMM for decode-like shapes (fp32: M <= 16, one batch; fp16/bf16: M = 1 with W as [N, K]): C = A @ op(B) (+ bias) is then a stream over B
-// (K x N floats) with a few multiply-adds per element, so the floor is reading B once: {1, 4096, 4096}
-// moves 64 MiB -> ~22 µs at ~3.0 TB/s. The SIMT tile kernel wastes 127/128 of its 128-row tiles there
+// GEMM for decode-like shapes (fp32: M <= 16, one batch; fp16/bf16: M = 1 with W as [N, K]; fp32 W as [N, K] at
+// M = 1 runs on the row engine instead, gemv_nk.cu): C = A @ op(B) (+ bias) is then a stream over B (K x N floats)
+// with a few multiply-adds per element, so the floor is reading B once: {1, 4096, 4096} moves 64 MiB -> ~22 µs at
+// ~3.0 TB/s. The SIMT tile kernel wastes 127/128 of its 128-row tiles there
 // (measured on H100: 200 µs against cuBLAS's 30 µs for M = 1).
 //   B as [K, N] (matmul): each thread owns 4 adjacent columns; a block covers 1024 columns and a K
 //     chunk; the A rows of the chunk sit in shared memory; chunks run in parallel and add into a
@@ -261,7 +262,8 @@ bool skinny_supported(const GemmArgs& a) {
 
 void gemm_skinny(const GemmArgs& a, cudaStream_t s) {
   using namespace fw::skinny;
-  FW_REQUIRE(skinny_supported(a), "the skinny path takes fp32 with batch 1 and M <= 16, or fp16/bf16 with W as [N, K], batch 1 and M = 1");
+  FW_REQUIRE(skinny_supported(a),
+             "the skinny path takes fp32 with batch 1 and M <= 16, or fp16/bf16 with W as [N, K], batch 1 and M = 1");
   const int M = int(a.M), N = int(a.N), K = int(a.K);
   const bool aligned = (reinterpret_cast<uintptr_t>(a.A) & 15) == 0 && (reinterpret_cast<uintptr_t>(a.B) & 15) == 0;
   if (a.b_layout == GemmLayout::kn) {

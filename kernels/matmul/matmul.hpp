@@ -23,6 +23,8 @@
 //                     one left for the tensor cores to truncate, tf32_split.hpp) and issues the three products of
 //                     every k-step, each k-block's sum added in fp32. B is read once and never rewritten. Error
 //                     against fp64 (H100, normal operands, test_gemm_configs): normwise 3.0-3.4e-7, K = 128-4096.
+//   fp32, W[N,K], M = 1, batch 1, N >= 2048, K >= 1024: the row engine of the reductions over W's rows with a
+//                     dot-product reducer (gemv_nk.cu): a warp a row, four 16-byte loads of W and of x a lane.
 //   fp32, M <= 16     streaming kernel over B with split-K (gemm_skinny.cu), batch 1 only.
 //   fp32, cc 9.0, K % 4 == 0, 16-byte aligned, M·N / (M + N) >= 512 and K >= 512: 3xTF32 (gemm_tf32x3.cu).
 //                     A and B split into TF32 pairs (big + small, tf32_split.hpp), written to scratches as
