@@ -112,10 +112,11 @@ inline int64_t row_plan_blocks(const RowPlan& plan, int64_t rows) {
 
 // Whether a plan's rows run in row_short_kernel (launch_row_plan, row_engine.cuh) rather than the plan's
 // row_reduce_kernel: unsplit, aligned rows (x 16-byte aligned, `cols` a multiple of the vector) of at most
-// `max_vectors` vectors (short_row_max_vectors), when the plan's blocks (row_plan_blocks) take more than one wave of its kernel
-// (`plan_resident` blocks). Within one wave each row has its group from the start; past it, row_reduce_kernel's
-// blocks retire after their rows where the short-row kernel's resident groups stream on (row_short_kernel says what
-// that gained). The short-row kernel lays a row out by short_row_shape; the plan's group counts only here.
+// `max_vectors` vectors (short_row_max_vectors), when the plan's blocks (row_plan_blocks) take more than one wave of
+// its kernel (`plan_resident` blocks). Within one wave each row has its group from the start; past it,
+// row_reduce_kernel's blocks retire after their rows where the short-row kernel's resident groups stream on
+// (row_short_kernel says what that gained). The short-row kernel lays a row out by short_row_shape; the plan's group
+// counts only here.
 inline bool takes_short_rows(const RowPlan& plan, int64_t rows, int64_t cols, int vec, bool aligned,
                              int64_t plan_resident, int64_t max_vectors) {
   if (plan.splits != 1 || !aligned || cols % vec != 0 || cols / vec > max_vectors) return false;
