@@ -13,11 +13,9 @@
 //     N % 4 == K % 4 == 0, a wave of        TF32 kernel splitting B^T's fragments itself (gemm_tf32x3.cu,
 //     128x128 tiles x splits                 gemm_tf32x3_kn), fp32 accuracy
 //     (tf32x3_kn_pays)
-//   fp32, W[N,K], M = 1, batch 1,         -> the row engine over W's rows with a dot-product reducer
+//   any dtype, W[N,K], M = 1, batch 1,    -> the row engine over W's rows with a dot-product reducer
 //     N >= 2048, K >= 1024                   (gemv_nk.cu)
 //   fp32, M <= 16, batch 1                -> skinny streaming kernel (gemm_skinny.cu)
-//   fp16/bf16, W[N,K], M = 1, batch 1,    -> the same skinny kernel, 16-bit W
-//     N >= 2048, K >= 1024
 //   fp32, cc 9.0, K % 4 == 0, large enough -> 3xTF32: split operands, the TF32 wgmma kernel with K tripled
 //     (tf32x3_pays)                           (gemm_tf32x3.cu), fp32 accuracy
 //   fp32                                  -> SIMT kernel (gemm_simt.cu)

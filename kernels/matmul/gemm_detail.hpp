@@ -158,11 +158,11 @@ void gemm_tf32x3_kn(const GemmArgs& a, Sm90Config c, int splits, cudaStream_t s)
 bool mma_vector_ok(const GemmArgs& a);  // cp.async 16-byte path possible
 void gemm_mma(const GemmArgs& a, cudaStream_t s);
 
-// ---- decode-like shapes (fp32 M <= 16, 16-bit M = 1 with W as [N, K]; batch 1), gemm_skinny.cu ---
+// ---- fp32 decode-like shapes (M <= 16, batch 1), gemm_skinny.cu -----------------------------------------
 bool skinny_supported(const GemmArgs& a);
 void gemm_skinny(const GemmArgs& a, cudaStream_t s);
 
-// ---- fp32 decode GEMV with W as [N, K] (M = 1, batch 1): the row engine, gemv_nk.cu -------------------
+// ---- decode GEMV with W as [N, K] (any dtype, M = 1, batch 1): the row engine, gemv_nk.cu -------------
 bool gemv_nk_supported(const GemmArgs& a);
 void gemm_gemv_nk(const GemmArgs& a, cudaStream_t s);
 

@@ -23,8 +23,9 @@
 //                     one left for the tensor cores to truncate, tf32_split.hpp) and issues the three products of
 //                     every k-step, each k-block's sum added in fp32. B is read once and never rewritten. Error
 //                     against fp64 (H100, normal operands, test_gemm_configs): normwise 3.0-3.4e-7, K = 128-4096.
-//   fp32, W[N,K], M = 1, batch 1, N >= 2048, K >= 1024: the row engine of the reductions over W's rows with a
-//                     dot-product reducer (gemv_nk.cu): a warp a row, four 16-byte loads of W and of x a lane.
+//   W[N,K], M = 1, batch 1, N >= 2048, K >= 1024 (fp32, fp16, bf16): the row engine of the reductions over W's
+//                     rows with a dot-product reducer (gemv_nk.cu): a warp a row, four 16-byte loads of W and of x a
+//                     lane in flight together.
 //   fp32, M <= 16     streaming kernel over B with split-K (gemm_skinny.cu), batch 1 only.
 //   fp32, cc 9.0, K % 4 == 0, 16-byte aligned, M·N / (M + N) >= 512 and K >= 512: 3xTF32 (gemm_tf32x3.cu).
 //                     A and B split into TF32 pairs (big + small, tf32_split.hpp), written to scratches as
@@ -37,8 +38,6 @@
 //   fp32              SIMT kernel, warp-tiled (gemm_simt.cu): the tile configuration by problem size
 //                     (simt_pick), double-buffered shared memory, 16-byte loads when the rows allow it,
 //                     split-K when one problem has too few tiles to fill the GPU.
-//   fp16/bf16, W[N,K], M = 1, batch 1, N >= 2048, K >= 1024: the same streaming kernel as fp32's
-//                     (gemm_skinny.cu), a warp per two rows of W, fp32 accumulation.
 //   fp16/bf16, B[K,N], M = 1, batch 1, N >= 2048, K >= 1024, 16-byte aligned, cc 9.0: a stream over B
 //                     (gemv_sm90.cu, 8 columns a lane): where N gives about one wave of 32-column strips and K
 //                     is short, one CTA a strip over the whole of K, one kernel; elsewhere split along K, over

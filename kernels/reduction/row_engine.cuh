@@ -125,7 +125,7 @@ __device__ __forceinline__ void unpack(const Packet<T, VEC>& pk, float (&v)[VEC]
 // 4096x32000 217.1 -> 194.0. Not in the 4-deep row kernel or the column kernels: there the registers saved gave
 // them a block an SM more and made them slower (cross_entropy bf16 16384x8192 93.6 -> 97.4 us, argmax_first bf16
 // 256x256x256 18.8 -> 26.6), nor in the short-row kernel's narrower layouts (argmax_last bf16 256x256x256 17.0 ->
-// 17.5 us, 128x128x128 5.7 -> 6.0).
+// 17.5 us, 128x128x128 5.7 -> 6.0). The 4-deep kernel uses it for reducers with a Side stream (below).
 // The two bf16 elements of a 32-bit word as fp32: the low one shifted up, the high one masked (exact).
 __device__ __forceinline__ void widen_bf16_word(uint32_t w, float& lo, float& hi) {
   lo = __uint_as_float(w << 16);
@@ -260,7 +260,15 @@ __device__ __forceinline__ float min_nan(float a, float b) {
 // end in one sum (cross_entropy's mean: write(row, state) stores the row's term) may declare kSumsRows and
 //   float row_value(int64_t row, const State&) const;   the row's term of the sum
 //   void write_total(int64_t block, float) const;       block `block`'s sum of its rows' terms
-// for the short-row kernel (RowSink and launch_row_short below).
+// for the short-row kernel (RowSink and launch_row_short below). A reducer that reads a second stream beside
+// its rows, a 16-byte value at the columns of each 16-byte vector of a row (gemv_nk.cu's dot product: x), may
+// declare
+//   using Side = ...;   a 16-byte type
+//   const Side* sides(int64_t idx) const;   its stream from element idx on, one Side a vector, 16-byte aligned
+//   template <int N> void add(State&, const float (&v)[N], int64_t idx, const Side&) const;
+// range_accumulate then loads each vector's Side in its load phase, beside the vector. Loaded inside add, x waited
+// for the row's loads (notes/performance.md, fiftieth round). It is used where the range starts on the stream's
+// 16-byte phase: the reducer's caller guarantees it (the row and the stream aligned alike).
 // ----------------------------------------------------------------------------------------------------
 
 struct SumState {
@@ -455,6 +463,24 @@ struct SumsRows<R, std::void_t<decltype(R::kSumsRows)>> {
   static constexpr bool value = R::kSumsRows;
 };
 
+template <class R, class = void>
+struct HasSide {
+  static constexpr bool value = false;
+};
+template <class R>
+struct HasSide<R, std::void_t<typename R::Side>> {
+  static constexpr bool value = true;
+};
+// A reducer's Side type, or an empty one where it has none.
+template <class R, bool = HasSide<R>::value>
+struct SideOf {
+  using type = typename R::Side;
+};
+template <class R>
+struct SideOf<R, false> {
+  struct type {};
+};
+
 // Where row_short_kernel puts a finished row: red.write(row, state), or (SUM) the thread's running sum of
 // red.row_value, which finish() adds over the block into red.write_total(blockIdx.x, sum). A block's rows and
 // the order of every addition are fixed by the grid, so the sums are deterministic; the pass after the kernel
@@ -504,11 +530,20 @@ __device__ __forceinline__ void range_accumulate(const T* __restrict__ p, int n,
   const int m = n - head;
   const int nvec = m / VEC;
   const int64_t qidx = idx0 + head;
+  using Side = typename SideOf<R>::type;
+  const Side* sp = nullptr;
+  if constexpr (HasSide<R>::value) sp = red.sides(qidx);
   for (int i = t; i < nvec; i += U * nt) {
     Vec raw[U];
+    Side side[U];
 #pragma unroll
     for (int u = 0; u < U; ++u)
       if (i + u * nt < nvec) raw[u] = q[i + u * nt];
+    if constexpr (HasSide<R>::value) {
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        if (i + u * nt < nvec) side[u] = sp[i + u * nt];
+    }
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       const int k = i + u * nt;
@@ -518,7 +553,10 @@ __device__ __forceinline__ void range_accumulate(const T* __restrict__ p, int n,
           unpack_words<T, VEC>(raw[u], a);
         else
           unpack<T, VEC>(raw[u], a);
-        red.add(st, a, qidx + int64_t(k) * VEC);
+        if constexpr (HasSide<R>::value)
+          red.add(st, a, qidx + int64_t(k) * VEC, side[u]);
+        else
+          red.add(st, a, qidx + int64_t(k) * VEC);
       }
     }
   }
@@ -532,8 +570,11 @@ __device__ __forceinline__ void range_accumulate(const T* __restrict__ p, int n,
 // Jobs of `group` threads (job = row * splits + piece), 256-thread blocks. With splits == 1 the result
 // goes to red.write(row, state), else to partials[job] for the caller's second pass (row_apply.cuh). U:
 // 16-byte loads in flight a thread; the short-row kernel (U = 1) is bounded to 32 registers for a full SM (8 blocks).
+// A Side reducer's 4-deep kernel holds twice the loads in flight, and is bounded to 64 registers for four blocks an
+// SM, its bf16 widened from words (unpack_words: no PRMT held beside the loads); at 72 registers, three blocks, the
+// decode GEMV bf16 1x4096x4096 took 12.32 us against 10.34 (gemv_nk.cu).
 template <class T, class R, int U = kUnroll>
-__global__ void __launch_bounds__(kBlock, U == 1 ? 8 : U == 2 ? 6 : 3)
+__global__ void __launch_bounds__(kBlock, U == 1 ? 8 : U == 2 ? 6 : HasSide<R>::value ? 4 : 3)
     row_reduce_kernel(const T* __restrict__ x, int64_t rows, int64_t cols, int64_t chunk, int64_t splits, int group,
                       R red, typename R::State* __restrict__ partials) {
   using State = typename R::State;
@@ -555,7 +596,7 @@ __global__ void __launch_bounds__(kBlock, U == 1 ? 8 : U == 2 ? 6 : 3)
   State st = id;
   if (active) {
     const int n = int((cols - c0 < chunk) ? cols - c0 : chunk);
-    range_accumulate<U>(x + row * cols + c0, n, c0, t, group, red, st);
+    range_accumulate<U, HasSide<R>::value>(x + row * cols + c0, n, c0, t, group, red, st);
   }
   auto comb = [&](const State& a, const State& b) { return red.combine(a, b); };
   if constexpr (U > 1)

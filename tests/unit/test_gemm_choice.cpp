@@ -207,26 +207,28 @@ TEST(GemmChoice, Tf32KPairWithWAsNK) {
   EXPECT_FALSE(fw::detail::sm90_config_takes(Sm90Config::bm128_bn224, fw::DType::f32, fw::GemmLayout::nk));
 }
 
-// The row-engine GEMV (gemv_nk.cu) takes fp32 vectors with W as [N, K] where the skinny kernel took them and was
-// measured slower (H200, notes/performance.md, forty-ninth round); 16-bit W stays on the skinny kernel, which the
-// same measurement found faster at N = 4096 and 8192.
-TEST(GemmChoice, RowEngineGemvTakesFp32VectorsOnly) {
-  const auto takes = [](fw::DType dt, fw::GemmLayout l, int64_t batch, int64_t M, int64_t N, int64_t K) {
-    const GemmArgs a{dt, l, nullptr, nullptr, nullptr, nullptr, batch, M, N, K};
-    return fw::detail::gemv_nk_supported(a);
+// The row-engine GEMV (gemv_nk.cu) takes decode vectors with W as [N, K] in every dtype, where the skinny kernel took
+// them and was measured slower (H200, notes/performance.md, forty-ninth round for fp32, fiftieth for 16 bits); the
+// skinny kernel keeps fp32 with M <= 16 only.
+TEST(GemmChoice, RowEngineGemvTakesDecodeVectors) {
+  const auto args = [](fw::DType dt, fw::GemmLayout l, int64_t batch, int64_t M, int64_t N, int64_t K) {
+    return GemmArgs{dt, l, nullptr, nullptr, nullptr, nullptr, batch, M, N, K};
+  };
+  const auto takes = [&](fw::DType dt, fw::GemmLayout l, int64_t batch, int64_t M, int64_t N, int64_t K) {
+    return fw::detail::gemv_nk_supported(args(dt, l, batch, M, N, K));
   };
   using fw::DType;
   using fw::GemmLayout;
-  EXPECT_TRUE(takes(DType::f32, GemmLayout::nk, 1, 1, 4096, 4096));
-  EXPECT_TRUE(takes(DType::f32, GemmLayout::nk, 1, 1, 2048, 1024));
-  EXPECT_TRUE(takes(DType::f32, GemmLayout::nk, 1, 1, 11000, 1027));  // any K: misaligned rows take scalar loads of x
-  EXPECT_FALSE(takes(DType::f32, GemmLayout::nk, 1, 1, 2047, 4096));  // below the measured N
-  EXPECT_FALSE(takes(DType::f32, GemmLayout::nk, 1, 1, 4096, 1023));  // below the measured K
-  EXPECT_FALSE(takes(DType::f32, GemmLayout::nk, 1, 2, 4096, 4096));  // M > 1: the skinny kernel
-  EXPECT_FALSE(takes(DType::f32, GemmLayout::nk, 2, 1, 4096, 4096));  // batched
-  EXPECT_FALSE(takes(DType::f32, GemmLayout::kn, 1, 1, 4096, 4096));  // B as [K, N]: gemv_sm90.cu
-  EXPECT_FALSE(takes(DType::bf16, GemmLayout::nk, 1, 1, 4096, 4096));
-  EXPECT_FALSE(takes(DType::f16, GemmLayout::nk, 1, 1, 4096, 4096));
+  for (const DType dt : {DType::f32, DType::f16, DType::bf16}) {
+    EXPECT_TRUE(takes(dt, GemmLayout::nk, 1, 1, 4096, 4096));
+    EXPECT_TRUE(takes(dt, GemmLayout::nk, 1, 1, 2048, 1024));
+    EXPECT_TRUE(takes(dt, GemmLayout::nk, 1, 1, 11000, 1027));  // any K: misaligned rows take scalar loads of x
+    EXPECT_FALSE(takes(dt, GemmLayout::nk, 1, 1, 2047, 4096));  // below the measured N
+    EXPECT_FALSE(takes(dt, GemmLayout::nk, 1, 1, 4096, 1023));  // below the measured K
+    EXPECT_FALSE(takes(dt, GemmLayout::nk, 1, 2, 4096, 4096));  // M > 1
+    EXPECT_FALSE(takes(dt, GemmLayout::nk, 2, 1, 4096, 4096));  // batched
+    EXPECT_FALSE(takes(dt, GemmLayout::kn, 1, 1, 4096, 4096));  // B as [K, N]: gemv_sm90.cu
+  }
 }
 
 // The fp32 SIMT kernel's split-K count (gemm_simt.cu): on the H100's 132 SMs, for every tile count that
