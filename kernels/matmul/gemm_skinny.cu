@@ -1,5 +1,5 @@
-// GEMM for decode-like shapes (fp32: M <= 16, one batch; fp16/bf16: M = 1 with W as [N, K]; fp32 W as [N, K] at
-// M = 1 runs on the row engine instead, gemv_nk.cu): C = A @ op(B) (+ bias) is then a stream over B (K x N floats)
+// fp32 GEMM for decode-like shapes (M <= 16, one batch; W as [N, K] at M = 1 runs on the row engine instead, as
+// fp16/bf16 W[N, K] does: gemv_nk.cu): C = A @ op(B) (+ bias) is then a stream over B (K x N floats)
 // with a few multiply-adds per element, so the floor is reading B once: {1, 4096, 4096} moves 64 MiB -> ~22 µs at
 // ~3.0 TB/s. The SIMT tile kernel wastes 127/128 of its 128-row tiles there
 // (measured on H100: 200 µs against cuBLAS's 30 µs for M = 1).
@@ -100,52 +100,34 @@ __global__ void __launch_bounds__(kThreads) k_kn(const float* __restrict__ A, co
 }
 
 // ---- W [N, K] ---------------------------------------------------------------------------------------
-// fp32 (M <= 16) and fp16/bf16 (M = 1, the decode GEMV): W is read in 16-byte vectors of E elements;
-// the A rows are staged in shared memory as fp32, accumulation is fp32.
+// W is read in 16-byte vectors of kNkVec floats; the A rows are staged in shared memory.
 constexpr int kNkColsPerWarp = 2;
 constexpr int kNkCols = kNkColsPerWarp * (kThreads / 32);  // columns per block
 constexpr int kNkU = 4;                                     // 16-byte loads per column in flight per lane
-template <class T>
-constexpr int nk_vec() {
-  return 16 / int(sizeof(T));
-}
-template <class T>
-constexpr int nk_chunk() {  // K per shared-memory step: one batch of loads of every lane (512 fp32, 1024 16-bit)
-  return 32 * nk_vec<T>() * kNkU;
-}
+constexpr int kNkVec = 4;                                   // floats a 16-byte vector
+constexpr int kNkChunk = 32 * kNkVec * kNkU;  // K per shared-memory step: one batch of loads of every lane (512)
 
-template <class T, int E>
-__device__ __forceinline__ void load16(const T* p, float (&f)[E]) {
-  static_assert(E * sizeof(T) == 16, "a 16-byte vector");
-  if constexpr (std::is_same<T, float>::value) {
-    const float4 v = __ldg(reinterpret_cast<const float4*>(p));
-    f[0] = v.x, f[1] = v.y, f[2] = v.z, f[3] = v.w;
-  } else {
-    const uint4 r = __ldg(reinterpret_cast<const uint4*>(p));
-    const T* e = reinterpret_cast<const T*>(&r);
-#pragma unroll
-    for (int j = 0; j < E; ++j) f[j] = to_float(e[j]);
-  }
+__device__ __forceinline__ void load16(const float* p, float (&f)[kNkVec]) {
+  const float4 v = __ldg(reinterpret_cast<const float4*>(p));
+  f[0] = v.x, f[1] = v.y, f[2] = v.z, f[3] = v.w;
 }
 
 // WHOLE_A: the A rows are staged once, whole (K rounded up to the chunk, zero-padded; `pitch` floats a row),
 // and the chunks follow one another without a barrier, so that a warp's next loads of W are not held behind
 // the block's staging of the next A chunk (an L2 round trip and two barriers a chunk). Otherwise `pitch` is
 // kChunk and each chunk of A is staged in turn.
-template <class T, int MM, bool VEC, bool WHOLE_A>
-__global__ void __launch_bounds__(kThreads) k_nk(const T* __restrict__ A, const T* __restrict__ W,
-                                                 const T* __restrict__ bias, T* __restrict__ C, int M, int N,
+template <int MM, bool VEC, bool WHOLE_A>
+__global__ void __launch_bounds__(kThreads) k_nk(const float* __restrict__ A, const float* __restrict__ W,
+                                                 const float* __restrict__ bias, float* __restrict__ C, int M, int N,
                                                  int K, int pitch) {
-  constexpr int E = nk_vec<T>(), kChunk = nk_chunk<T>();
+  constexpr int E = kNkVec, kChunk = kNkChunk;
   extern __shared__ float As_all[];  // [M][pitch]
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int n0 = blockIdx.x * kNkCols + warp * kNkColsPerWarp;
   float acc[kNkColsPerWarp][MM] = {};
-  // As_all[m][0, len) = A[m][k0, k0 + len), zero past K; kStageU loads of a thread in flight before its stores:
-  // 8 in fp32 (gemm_skinny below has the figures), one in 16 bits as before (staged 8 at a time with the
-  // chunk's length a run-time value, H100 linear 1x4096x4096 bf16 took 17.46 us against 16.13, 1x11008x4096
-  // 39.84 against 37.18; which of the two cost it was not measured).
-  constexpr int kStageU = sizeof(T) == 4 ? 8 : 1;
+  // As_all[m][0, len) = A[m][k0, k0 + len), zero past K; kStageU loads of a thread in flight before its stores
+  // (gemm_skinny below has the figures).
+  constexpr int kStageU = 8;
   auto stage = [&](int k0) {
     const int len = WHOLE_A ? pitch : kChunk;  // chunk by chunk: a constant (m and k by shifts)
     const int total = M * len;
@@ -154,7 +136,7 @@ __global__ void __launch_bounds__(kThreads) k_nk(const T* __restrict__ A, const 
 #pragma unroll
       for (int u = 0; u < kStageU; ++u) {
         const int i = base + u * kThreads, m = i / len, k = i - m * len;
-        v[u] = i < total && k0 + k < K ? to_float(A[int64_t(m) * K + k0 + k]) : 0.f;
+        v[u] = i < total && k0 + k < K ? A[int64_t(m) * K + k0 + k] : 0.f;
       }
 #pragma unroll
       for (int u = 0; u < kStageU; ++u) {
@@ -179,7 +161,7 @@ __global__ void __launch_bounds__(kThreads) k_nk(const T* __restrict__ A, const 
           for (int u = 0; u < kNkU; ++u) {
             const int k = kb + 32 * E * u;
             if (n0 + c < N && k < kc) {
-              load16<T, E>(W + int64_t(n0 + c) * K + k0 + k, v[c][u]);
+              load16(W + int64_t(n0 + c) * K + k0 + k, v[c][u]);
             } else {
 #pragma unroll
               for (int j = 0; j < E; ++j) v[c][u][j] = 0.f;
@@ -209,9 +191,9 @@ __global__ void __launch_bounds__(kThreads) k_nk(const T* __restrict__ A, const 
       for (int c = 0; c < kNkColsPerWarp; ++c) {
         const int n = n0 + c;
         if (n >= N) break;
-        const T* w = W + int64_t(n) * K + k0;
+        const float* w = W + int64_t(n) * K + k0;
         for (int k = lane; k < kc; k += 32) {
-          const float v = to_float(w[k]);
+          const float v = w[k];
 #pragma unroll
           for (int m = 0; m < MM; ++m) {
             if (m >= M) break;
@@ -231,7 +213,7 @@ __global__ void __launch_bounds__(kThreads) k_nk(const T* __restrict__ A, const 
       float v = acc[c][m];
 #pragma unroll
       for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
-      if (lane == 0 && n < N) C[int64_t(m) * N + n] = from_float<T>(v + (bias ? to_float(bias[n]) : 0.f));
+      if (lane == 0 && n < N) C[int64_t(m) * N + n] = v + (bias ? bias[n] : 0.f);
     }
   }
 }
@@ -252,18 +234,13 @@ void with_rows(int M, F&& f) {
 namespace fw::detail {
 
 bool skinny_supported(const GemmArgs& a) {
-  if (a.batch != 1) return false;
-  if (a.dt == DType::f32) return a.M <= skinny::kMaxM && a.K >= 256 && a.N >= 256;
-  // fp16/bf16: the decode GEMV with W as [N, K] (B as [K, N] takes gemv_sm90.cu); N / 16 blocks fill the
-  // GPU from N = 2048, and K >= 1024 gives every warp a full batch of loads.
-  return (a.dt == DType::f16 || a.dt == DType::bf16) && a.b_layout == GemmLayout::nk && a.M == 1 &&
-         a.N >= 2048 && a.K >= 1024;
+  return a.dt == DType::f32 && a.batch == 1 && a.M <= skinny::kMaxM && a.K >= 256 && a.N >= 256;
 }
 
 void gemm_skinny(const GemmArgs& a, cudaStream_t s) {
   using namespace fw::skinny;
   FW_REQUIRE(skinny_supported(a),
-             "the skinny path takes fp32 with batch 1 and M <= 16, or fp16/bf16 with W as [N, K], batch 1 and M = 1");
+             "the skinny path takes fp32 with batch 1 and M <= 16");
   const int M = int(a.M), N = int(a.N), K = int(a.K);
   const bool aligned = (reinterpret_cast<uintptr_t>(a.A) & 15) == 0 && (reinterpret_cast<uintptr_t>(a.B) & 15) == 0;
   if (a.b_layout == GemmLayout::kn) {
@@ -286,36 +263,25 @@ void gemm_skinny(const GemmArgs& a, cudaStream_t s) {
     });
   } else {
     const unsigned blocks = unsigned(ceil_div(N, kNkCols));
-    dispatch_float(a.dt, [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      const auto* A = static_cast<const T*>(a.A);
-      const auto* W = static_cast<const T*>(a.B);
-      const auto* bias = static_cast<const T*>(a.bias);
-      auto* C = static_cast<T*>(a.C);
-      // fp32: the whole of A where it fits the default 48 KiB of shared memory (M x K <= 12288: M = 1 up to K =
-      // 12288, 4 rows up to 3072), else a chunk at a time (<= 32 KiB), staged 8 loads at a time. H100, A/B/A in
-      // three leases against the kernel before (chunk by chunk, one load at a time): linear 1x4096x4096 fp32
-      // 26.1-26.3 us against 27.9-31.5 (whole A), 4x4096x4096 28.8-29.2 against 31.7-32.5 and 8x2048x2048 22.2
-      // against 23.1-23.2 (chunk by chunk). 16-bit rows stage chunk by chunk (4 KiB): with the whole of A
-      // (staged 8 at a time) they were slower (bf16 1x4096x4096 19.68 against 15.97 us, 1x11008x4096 50.82
-      // against 37.22; not explained).
-      const int whole = int(round_up(int64_t(K), int64_t(nk_chunk<T>())));
-      const bool whole_a = sizeof(T) == 4 && int64_t(M) * whole * int64_t(sizeof(float)) <= 48 * 1024;
-      const int pitch = whole_a ? whole : nk_chunk<T>();
-      const size_t smem = size_t(M) * pitch * sizeof(float);
-      const bool vec = aligned && K % nk_vec<T>() == 0;
-      auto go = [&](auto mm) {
-        constexpr int MM = decltype(mm)::value;
-        auto launch = [&](auto kernel) { kernel<<<blocks, kThreads, smem, s>>>(A, W, bias, C, M, N, K, pitch); };
-        if constexpr (sizeof(T) == 4) {
-          if (whole_a) return vec ? launch(k_nk<T, MM, true, true>) : launch(k_nk<T, MM, false, true>);
-        }
-        vec ? launch(k_nk<T, MM, true, false>) : launch(k_nk<T, MM, false, false>);
-      };
-      if constexpr (std::is_same<T, float>::value)
-        with_rows(M, go);
-      else
-        go(std::integral_constant<int, 1>());  // 16-bit: M = 1 only (skinny_supported)
+    const auto* A = static_cast<const float*>(a.A);
+    const auto* W = static_cast<const float*>(a.B);
+    const auto* bias = static_cast<const float*>(a.bias);
+    auto* C = static_cast<float*>(a.C);
+    // The whole of A where it fits the default 48 KiB of shared memory (M x K <= 12288: M = 1 up to K = 12288, 4
+    // rows up to 3072), else a chunk at a time (<= 32 KiB), staged 8 loads at a time. H100, A/B/A in three leases
+    // against the kernel before (chunk by chunk, one load at a time): linear 1x4096x4096 fp32 26.1-26.3 us against
+    // 27.9-31.5 (whole A), 4x4096x4096 28.8-29.2 against 31.7-32.5 and 8x2048x2048 22.2 against 23.1-23.2 (chunk
+    // by chunk).
+    const int whole = int(round_up(int64_t(K), int64_t(kNkChunk)));
+    const bool whole_a = int64_t(M) * whole * int64_t(sizeof(float)) <= 48 * 1024;
+    const int pitch = whole_a ? whole : kNkChunk;
+    const size_t smem = size_t(M) * pitch * sizeof(float);
+    const bool vec = aligned && K % kNkVec == 0;
+    with_rows(M, [&](auto mm) {
+      constexpr int MM = decltype(mm)::value;
+      auto launch = [&](auto kernel) { kernel<<<blocks, kThreads, smem, s>>>(A, W, bias, C, M, N, K, pitch); };
+      if (whole_a) return vec ? launch(k_nk<MM, true, true>) : launch(k_nk<MM, false, true>);
+      vec ? launch(k_nk<MM, true, false>) : launch(k_nk<MM, false, false>);
     });
   }
   FW_CHECK_LAUNCH();

@@ -229,6 +229,9 @@ TEST(GemmChoice, RowEngineGemvTakesDecodeVectors) {
     EXPECT_FALSE(takes(dt, GemmLayout::nk, 2, 1, 4096, 4096));  // batched
     EXPECT_FALSE(takes(dt, GemmLayout::kn, 1, 1, 4096, 4096));  // B as [K, N]: gemv_sm90.cu
   }
+  EXPECT_TRUE(fw::detail::skinny_supported(args(DType::f32, GemmLayout::nk, 1, 2, 4096, 4096)));
+  EXPECT_FALSE(fw::detail::skinny_supported(args(DType::bf16, GemmLayout::nk, 1, 1, 4096, 4096)));
+  EXPECT_FALSE(fw::detail::skinny_supported(args(DType::f16, GemmLayout::nk, 1, 1, 4096, 4096)));
 }
 
 // The fp32 SIMT kernel's split-K count (gemm_simt.cu): on the H100's 132 SMs, for every tile count that
