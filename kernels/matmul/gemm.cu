@@ -193,7 +193,7 @@ std::string gemm_path(DType dt, GemmLayout b_layout, const void* A, const void* 
   switch (choose(a, allow_tf32)) {
     case Path::empty: return "empty";
     case Path::fill_bias: return "fill_bias";
-    case Path::skinny: return std::string("skinny_") + (dt == DType::f32 ? "f32" : opbench::dtype_name(dt));
+    case Path::skinny: return "skinny_f32";
     case Path::gemv_nk: return "gemv_nk row reduction";
     case Path::gemv: return detail::gemv_name(a);
     case Path::sm90: {
