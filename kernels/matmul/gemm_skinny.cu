@@ -1,5 +1,5 @@
-// fp32 GEMM for decode-like shapes (M <= 16, one batch; W as [N, K] at M = 1 runs on the row engine instead, as
-// fp16/bf16 W[N, K] does: gemv_nk.cu): C = A @ op(B) (+ bias) is then a stream over B (K x N floats)
+// fp32 GEMM for decode-like shapes (M <= 16, one batch; W as [N, K] at M = 1 with N >= 2048 and K >= 1024 runs on the
+// row engine instead, as fp16/bf16 W[N, K] does: gemv_nk.cu): C = A @ op(B) (+ bias) is a stream over B (K x N floats)
 // with a few multiply-adds per element, so the floor is reading B once: {1, 4096, 4096} moves 64 MiB -> ~22 µs at
 // ~3.0 TB/s. The SIMT tile kernel wastes 127/128 of its 128-row tiles there
 // (measured on H100: 200 µs against cuBLAS's 30 µs for M = 1).

@@ -14,8 +14,9 @@
 //     1x8192x8192 42.80 -> 33.02, 1x11008x4096 32.10 -> 24.32, 1x32000x4096 80.91 -> 64.26; fp16 alike.
 // With x loaded inside the reducer's add, 16 bits lost to the skinny kernel at N = 4096 and 8192 (bf16 1x4096x4096
 // 13.68 -> 15.20): each vector's add was a branch with x's load inside, so x's loads waited for W's. The Side stream
-// issues them together, and Side reducers' 4-deep kernel is held to 64 registers, four blocks an SM (72 at three:
-// bf16 1x4096x4096 12.32 us, GPU 16f2fc15).
+// issues them together. Its first form (x128, GPU 16f2fc15: the Side passed by value, no register bound; 80 registers
+// in bf16, 72 in fp16, three blocks an SM) took bf16 1x4096x4096 12.32 us; this one (the Side by pointer, 64
+// registers and four blocks an SM, bf16 widened from words; the three measured together) 10.34.
 #include <cstdint>
 
 #include "kernels/common/check.hpp"

@@ -571,8 +571,9 @@ __device__ __forceinline__ void range_accumulate(const T* __restrict__ p, int n,
 // goes to red.write(row, state), else to partials[job] for the caller's second pass (row_apply.cuh). U:
 // 16-byte loads in flight a thread; the short-row kernel (U = 1) is bounded to 32 registers for a full SM (8 blocks).
 // A Side reducer's 4-deep kernel holds twice the loads in flight, and is bounded to 64 registers for four blocks an
-// SM, its bf16 widened from words (unpack_words: no PRMT held beside the loads); at 72 registers, three blocks, the
-// decode GEMV bf16 1x4096x4096 took 12.32 us against 10.34 (gemv_nk.cu).
+// SM, its bf16 widened from words (unpack_words: no PRMT held beside the loads). Without the bound (80 registers in
+// bf16, three blocks) and with the Side passed by value, the decode GEMV bf16 1x4096x4096 took 12.32 us against 10.34
+// (gemv_nk.cu; the three changes measured together).
 template <class T, class R, int U = kUnroll>
 __global__ void __launch_bounds__(kBlock, U == 1 ? 8 : U == 2 ? 6 : HasSide<R>::value ? 4 : 3)
     row_reduce_kernel(const T* __restrict__ x, int64_t rows, int64_t cols, int64_t chunk, int64_t splits, int group,
