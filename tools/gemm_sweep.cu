@@ -5,9 +5,10 @@
 //   build/gemm_sweep [--dtype bf16|fp16|fp32] [--reps N] MxNxK[:nk|:kn] ...
 // (default: B as [K, N] for matmul; nk for a linear layer's W). Without shapes, a built-in list: the
 // Qwen2-0.5B projections at 128..2048 tokens and the decode-like and square shapes of the matmul suite.
-// --dtype fp32 times fp32 with B as [K, N] instead (3xTF32 in the kernel, gemm_tf32x3_kn: A's parts split
-// by their own kernel, then the transposed problem C^T = B^T A^T): every cluster-free tile at most 192 wide
-// (the block sums' limit) with every split count, whole calls (split, GEMM and split-K sum) timed.
+// --dtype fp32 times 3xTF32 in the kernel instead (gemm_tf32x3_split_a: A's parts split by their own kernel, then
+// the transposed problem C^T = B^T A^T, or W A^T): every cluster-free tile at most 192 wide (the block sums' limit)
+// with every split count, whole calls (split, GEMM and split-K sum) timed, and beside them the fp32 paths it
+// competes with where they take the call, the skinny kernel (M <= 16) and the SIMT kernel.
 // Timing: each launch alone, L2 cleaned before it (bench_ops's L2Flusher: 2 x L2 written, then read),
 // CUDA events, the median of --reps launches (25). The configurations of a shape take turns, one launch
 // each per round (as bench_ops interleaves implementations), so that a GPU heating up over a long shape
@@ -139,13 +140,6 @@ int main(int argc, char** argv) {
   }
   const bool f32 = dt == fw::DType::f32;
   if (cases.empty()) cases = default_cases();
-  if (f32) {  // 3xTF32 in the kernel takes B as [K, N] only
-    const auto is_nk = [](const Case& c) { return c.layout == fw::GemmLayout::nk; };
-    const auto nk = std::remove_if(cases.begin(), cases.end(), is_nk);
-    if (nk != cases.end())
-      std::fprintf(stderr, "gemm_sweep: --dtype fp32 times B as [K, N] only; W[N, K] shapes left out\n");
-    cases.erase(nk, cases.end());
-  }
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0)
     return std::fprintf(stderr, "gemm_sweep: no CUDA device\n"), 3;
@@ -156,11 +150,14 @@ int main(int argc, char** argv) {
   opbench::L2Flusher flush{size_t(l2)};  // bench_ops's clean cold L2: 2 x L2 written, then read
   cudaStream_t s;
   CHECK(cudaStreamCreate(&s));
-  // The table's columns: every configuration and split count the cost model chooses from.
+  // The table's columns: every configuration and split count the cost model chooses from (fp32: then the other
+  // fp32 paths).
+  enum class Path { sm90, skinny, simt };
   struct Column {
     Sm90Config config;
     int splits;
     std::string name;
+    Path path = Path::sm90;
   };
   std::vector<Column> columns;
   auto add_column = [&](Sm90Config c, int sp) {
@@ -171,6 +168,8 @@ int main(int argc, char** argv) {
       if (sm90_shape(Sm90Config(ci)).cl == 1 && sm90_shape(Sm90Config(ci)).bn <= 192 &&
           sm90_config_takes(Sm90Config(ci), dt, fw::GemmLayout::kn))
         for (int sp : kSm90SplitCounts) add_column(Sm90Config(ci), sp);
+    columns.push_back({Sm90Config::count, 1, "skinny", Path::skinny});
+    columns.push_back({Sm90Config::count, 1, "simt", Path::simt});
   } else {
     for (const Sm90Tile& t : kSm90ModelTiles)
       for (int sp : kSm90SplitCounts) add_column(t.config, sp);
@@ -204,20 +203,27 @@ int main(int argc, char** argv) {
     // runs here), in the order of the table's columns.
     std::vector<std::function<void()>> launches{
         [&] { fw::gemm(dt, c.layout, A, B, bias_or_null, C, 1, c.M, c.N, c.K, false, s); }};
-    const bool sm90 = f32 ? tf32x3_kn_supported(args) : sm90_supported(args);
+    const bool sm90 = f32 ? tf32x3_split_a_supported(args) : sm90_supported(args);
     std::vector<int> launch_of(columns.size(), -1);  // the column's index in launches; -1: not run
-    if (sm90)
-      for (std::size_t i = 0; i < columns.size(); ++i) {
-        const Column& col = columns[i];
-        if (!sm90_config_takes(col.config, dt, c.layout)) continue;
-        launch_of[i] = int(launches.size());
-        launches.push_back([&args, &s, &col, f32] {
-          if (f32)
-            gemm_tf32x3_kn(args, col.config, col.splits, s);
-          else
-            gemm_sm90(args, col.config, s, col.splits);
-        });
-      }
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+      const Column& col = columns[i];
+      const bool runs = col.path == Path::skinny ? skinny_supported(args)
+                        : col.path == Path::simt ? true
+                        : f32                    ? sm90 && tf32x3_split_a_takes(col.config, args)
+                                                 : sm90 && sm90_config_takes(col.config, dt, c.layout);
+      if (!runs) continue;
+      launch_of[i] = int(launches.size());
+      launches.push_back([&args, &s, &col, f32] {
+        if (col.path == Path::skinny)
+          gemm_skinny(args, s);
+        else if (col.path == Path::simt)
+          gemm_simt(args, s);
+        else if (f32)
+          gemm_tf32x3_split_a(args, col.config, col.splits, s);
+        else
+          gemm_sm90(args, col.config, s, col.splits);
+      });
+    }
     const std::vector<float> us = interleaved_median_us(launches, flush, reps, s);
     const float auto_us = us[0];
     std::vector<float> times;  // one a column; -1 where the configuration cannot run the call

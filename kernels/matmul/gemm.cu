@@ -9,13 +9,15 @@
 //     rows not 16-byte aligned
 //   any dtype, B[K,N], M = 1, batch 1,    -> streaming kernel: column strips, or split-K (gemv_sm90.cu)
 //     N >= 2048, K >= 1024, cc 9.0
-//   fp32, B[K,N], cc 9.0, no bias,        -> 3xTF32 in the kernel: A split into planes, the transposed problem's
-//     N % 4 == K % 4 == 0, a wave of        TF32 kernel splitting B^T's fragments itself (gemm_tf32x3.cu,
-//     128x128 tiles x splits                 gemm_tf32x3_kn), fp32 accuracy
-//     (tf32x3_kn_pays)
 //   any dtype, W[N,K], M = 1, batch 1,    -> the row engine over W's rows with a dot-product reducer
 //     N >= 2048, K >= 1024                   (gemv_nk.cu)
-//   fp32, M <= 16, batch 1                -> skinny streaming kernel (gemm_skinny.cu)
+//   fp32, batch 1, M <= 4 (W[N,K]) or     -> skinny streaming kernel (gemm_skinny.cu)
+//     M <= 2 (B[K,N]) (skinny_beats_split_a)
+//   fp32, cc 9.0, K % 4 == 0, B[K,N]      -> 3xTF32 in the kernel: A split into planes, the transposed problem's
+//     (no bias, N % 4 == 0) or W[N,K],      TF32 kernel splitting B^T's or W's fragments itself (gemm_tf32x3.cu,
+//     a wave of tiles x splits               gemm_tf32x3_split_a), fp32 accuracy
+//     (tf32x3_split_a_pays)
+//   fp32, M <= 16, batch 1, otherwise     -> skinny streaming kernel (gemm_skinny.cu)
 //   fp32, cc 9.0, K % 4 == 0, large enough -> 3xTF32: split operands, the TF32 wgmma kernel with K tripled
 //     (tf32x3_pays)                           (gemm_tf32x3.cu), fp32 accuracy
 //   fp32                                  -> SIMT kernel (gemm_simt.cu)
@@ -100,7 +102,7 @@ detail::GemmArgs make_args(DType dt, GemmLayout bl, const void* A, const void* B
 
 // The path a call takes (see the table at the top of this file and matmul.hpp).
 enum class Path {
-  empty, fill_bias, skinny, gemv, gemv_nk, sm90, sm90_tf32_kn, sm90_transposed_b, tf32x3, tf32x3_kn, mma, simt
+  empty, fill_bias, skinny, gemv, gemv_nk, sm90, sm90_tf32_kn, sm90_transposed_b, tf32x3, tf32x3_split_a, mma, simt
 };
 
 // Whether 3xTF32 beats the SIMT kernel for an fp32 problem. The split moves 16 bytes per element of A and
@@ -112,16 +114,23 @@ enum class Path {
 // (bmm 448x1024x1024x64 1814 against 1687).
 bool tf32x3_pays(const detail::GemmArgs& a) { return a.M * a.N >= 512 * (a.M + a.N) && a.K >= 512; }
 
-// Whether 3xTF32 in the kernel (B as [K, N] as it lies, only A split; gemm_tf32x3_kn) runs at least about a wave:
-// its tiles of the transposed problem (tf32x3_kn_config) times its K splits fill 9/10 of the SMs. There it beat
-// every other fp32 path on every shape measured, the skinny kernel and the 3xTF32 of a transposed, split B
-// included (H100, bench_ops, one lease: matmul 64x4096x4096 50.0 against SIMT's 62.1 us, 16x4096x4096 48.2
+// Whether 3xTF32 in the kernel (B as it lies, only A split; gemm_tf32x3_split_a) runs at least about a wave: its
+// tiles of the transposed problem (tf32x3_split_a_config) times its K splits fill 9/10 of the SMs. There, with B as
+// [K, N], it beat every other fp32 path on every shape measured, the skinny kernel and the 3xTF32 of a transposed,
+// split B included (H100, bench_ops, one lease: matmul 64x4096x4096 50.0 against SIMT's 62.1 us, 16x4096x4096 48.2
 // against skinny's 59.3, 1024^3 32.9 against 45.7, 4096^3 1075 against 1629, bmm 8x512^3 28.4 against 54.5);
 // below a wave it lost (matmul 512^3, 16 tiles: 20.7 against SIMT's 13.5 us; bmm 8x256^3, 32 tiles: 14.5 against
 // 10.9).
-bool tf32x3_kn_pays(const detail::GemmArgs& a) {
-  return detail::fills_a_wave(detail::tf32x3_kn_ctas(a, detail::tf32x3_kn_config(a)), device_props().sms);
+bool tf32x3_split_a_pays(const detail::GemmArgs& a) {
+  return detail::fills_a_wave(detail::tf32x3_split_a_ctas(a, detail::tf32x3_split_a_config(a)), device_props().sms);
 }
+
+// Whether the skinny kernel (gemm_skinny.cu), whose time grows with M, comes before 3xTF32 in the kernel, whose
+// decode-like tiles take M <= 64 for about the same time: up to M = 4 with W as [N, K], M = 2 with B as [K, N]. H200
+// GPU a05d38ee, gemm_sweep --dtype fp32 (notes/performance.md, fifty-first round), us, skinny against 3xTF32 in the
+// kernel: [M, 4096] x 4096^2 nk M = 2 24.1 / 29.0, 3 27.1 / 28.7, 4 27.1 / 29.3, 5 35.9 / 28.9, 8 40.8 / 29.3; kn
+// M = 2 26.5 / 28.1, 3 29.4 / 28.5, 4 29.6 / 28.5.
+bool skinny_beats_split_a(const detail::GemmArgs& a) { return a.M <= (a.b_layout == GemmLayout::nk ? 4 : 2); }
 
 // Whether TF32 with B as [K, N] runs faster with B transposed first (a pass over B, then W[N, K]'s kernel) than as the
 // transposed problem. The A_MN kernel reads B^T's fragments into registers; on its one-consumer tiles (64 rows of
@@ -148,8 +157,9 @@ Path choose(const detail::GemmArgs& a, bool allow_tf32) {
     if (a.M >= 256) return Path::sm90_transposed_b;
   }
   if (detail::gemv_supported(a)) return Path::gemv;
-  if (detail::tf32x3_kn_supported(a) && tf32x3_kn_pays(a)) return Path::tf32x3_kn;  // fp32, B as [K, N]
   if (detail::gemv_nk_supported(a)) return Path::gemv_nk;
+  if (detail::skinny_supported(a) && skinny_beats_split_a(a)) return Path::skinny;  // fp32
+  if (detail::tf32x3_split_a_supported(a) && tf32x3_split_a_pays(a)) return Path::tf32x3_split_a;  // fp32
   if (detail::skinny_supported(a)) return Path::skinny;
   if (a.dt == DType::f32) return detail::tf32x3_supported(a) && tf32x3_pays(a) ? Path::tf32x3 : Path::simt;
   if (detail::sm90_supported(a)) return Path::sm90;
@@ -180,7 +190,7 @@ void gemm(DType dt, GemmLayout b_layout, const void* A, const void* B, const voi
       return detail::gemm_sm90(t, c, stream);
     }
     case Path::tf32x3: return detail::gemm_tf32x3(a, stream);
-    case Path::tf32x3_kn: return detail::gemm_tf32x3_kn(a, stream);
+    case Path::tf32x3_split_a: return detail::gemm_tf32x3_split_a(a, stream);
     case Path::mma: return detail::gemm_mma(a, stream);
     case Path::simt: return detail::gemm_simt(a, stream);
   }
@@ -214,10 +224,11 @@ std::string gemm_path(DType dt, GemmLayout b_layout, const void* A, const void* 
     case Path::tf32x3:
       return std::string(b_layout == GemmLayout::kn ? "transpose_b + " : "") + "tf32x3 split + sm90_tma_wgmma_tf32 " +
              detail::sm90_config_name(detail::tf32x3_config(a));
-    case Path::tf32x3_kn: {
-      const int splits = detail::tf32x3_kn_splits(a);
-      return "tf32x3 split A + sm90_tma_wgmma_tf32x3 C^T = B^T A^T " +
-             std::string(detail::sm90_config_name(detail::tf32x3_kn_config(a))) +
+    case Path::tf32x3_split_a: {
+      const int splits = detail::tf32x3_split_a_splits(a);
+      return std::string("tf32x3 split A + sm90_tma_wgmma_tf32x3 ") +
+             (b_layout == GemmLayout::kn ? "C^T = B^T A^T " : "C^T = W A^T ") +
+             detail::sm90_config_name(detail::tf32x3_split_a_config(a)) +
              (splits > 1 ? " split-K " + std::to_string(splits) : "");
     }
     case Path::mma: return (detail::mma_vector_ok(a) ? "mma_sync" + tf32 + "_cp_async" : "mma_sync" + tf32 + "_scalar");

@@ -31,8 +31,8 @@ struct GemmArgs {
   // start) only where the GEMM runs one round of tiles (sm90_one_round): its CTAs would otherwise hold SMs that
   // kernel's remaining blocks need (H100: 3xTF32 8192^3 13.1 -> 17.6 ms).
   GemmLaunch launch = GemmLaunch::after_previous;
-  // fp32 with B as [K, N], per_k_block (gemm_tf32x3_kn): A holds A's 3xTF32 parts, [batch][2][M][K] (each
-  // batch's big parts, then its small parts; tf32_split.hpp), and the kernel splits B's fragments itself.
+  // fp32, per_k_block, 3xTF32 in the kernel (gemm_tf32x3_split_a): A holds A's 3xTF32 parts, [batch][2][M][K]
+  // (each batch's big parts, then its small parts; tf32_split.hpp), and the kernel splits B's fragments itself.
   bool a_split = false;
 };
 
@@ -51,7 +51,7 @@ enum class Sm90Config : int {
                     // rounds at 512, where 192 wide leaves the second round 72 of 132 tiles)
   bm128_bn128_cl2,  // 2 consumers, a pair
   bm128_bn128_cl1,  // 2 consumers
-  bm128_bn64,       // 2 consumers (3xTF32 with B as [K, N] at decode-like M: the transposed problem is 64 wide)
+  bm128_bn64,       // 2 consumers (3xTF32 in the kernel at decode-like M: the transposed problem is 64 wide)
   bm64_bn128,       // 1 consumer
   bm64_bn64,        // 1 consumer (narrow problems: decode-like M, small N)
   bm64_bn64_k2,     // 1 consumer, a K-pair: the cluster's two CTAs take the same tile, half of K each, and the second
@@ -66,7 +66,7 @@ const char* sm90_config_name(Sm90Config c);
 struct Sm90Shape {
   Sm90Config config;
   int bm, bn, stages, cl;
-  int stages_mn;  // the stages of the TF32 kernels of B as [K, N] (M-major A, sm90_tf32_kn_problem); 0: none
+  int stages_regs;  // the stages of the register-A TF32 kernels (sm90_transposed_problem's); 0: none
   const char* name;
   bool k_split = false;  // the cluster's CTAs split K (one tile a cluster) instead of taking cl tiles along M
 };
@@ -80,16 +80,17 @@ bool sm90_config_takes(Sm90Config c, DType dt, GemmLayout b_layout);
 // (16-byte aligned A and B, row strides multiples of 16 bytes).
 bool sm90_supported(const GemmArgs& a, bool allow_tf32 = false);
 Sm90Config sm90_pick(const GemmArgs& a);
-// The configuration of fp32 with B as [K, N] on TF32 wgmma (the transposed problem below, A_MN kernels): sm90_pick's
-// TF32 tile for C^T = B^T A^T, cluster-free (no K-pair: the A_MN kernels take no cluster).
+// The configuration of fp32 with B as [K, N] on TF32 wgmma (the transposed problem below, register-A kernels):
+// sm90_pick's TF32 tile for C^T = B^T A^T, cluster-free (no K-pair: the register-A kernels take no cluster).
 Sm90Config sm90_tf32_kn_config(const GemmArgs& a);
-// fp32 with B as [K, N] on TF32 wgmma, B never transposed in memory: the kernel runs the transposed problem
-// C^T = B^T A^T (sm90_tf32_kn_problem: M and N swapped, A^T's rows are A's, K-major), loading B^T's tile by
-// TMA as it lies and its fragments into registers (wgmma's register form), and stores C^T's tiles transposed.
-// gemm_sm90 takes such a call with the configuration sm90_pick gives for the transposed problem; it splits K
-// where the tiles fill less than a round of the SMs (sm90_splitk says how many ways).
-// Supported: cc 9.0, no bias, A and B 16-byte aligned, K and N multiples of 4.
-GemmArgs sm90_tf32_kn_problem(const GemmArgs& a);
+// The transposed problem C^T = op(B)^T A^T: M and N swapped, fw::gemm's B as the kernel's A, A as its B (A^T's rows
+// are A's, K-major). fp32 with B as [K, N] on TF32 wgmma, B never transposed in memory, runs it: the kernel loads
+// B^T's tile by TMA as it lies and its fragments into registers (wgmma's register form), and stores C^T's tiles
+// transposed; so does 3xTF32 in the kernel (gemm_tf32x3_split_a) with B as [K, N] or W as [N, K] (K-major
+// fragments). gemm_sm90 takes such a call with the configuration sm90_pick gives for the transposed problem; it
+// splits K where the tiles fill less than a round of the SMs (sm90_splitk says how many ways).
+// sm90_tf32_kn_supported: cc 9.0, no bias, A and B 16-byte aligned, K and N multiples of 4.
+GemmArgs sm90_transposed_problem(const GemmArgs& a);
 bool sm90_tf32_kn_supported(const GemmArgs& a);
 int64_t sm90_tiles(const GemmArgs& a, int bm, int bn);  // bm x bn output tiles, over the batch
 // About a wave: `ctas` (one an SM) fill at least 9/10 of the `sms` SMs, the rule by which the GEMM paths and the
@@ -125,8 +126,8 @@ inline constexpr Sm90Tile kSm90ModelTiles[] = {{Sm90Config::bm128_bn256_cl1, 128
 inline constexpr int kSm90SplitCounts[] = {1, 2, 3, 4, 6, 8};
 // The splits a 16-bit launch asked for `asked` runs: K in 128-byte k-blocks, split evenly, none empty.
 int sm90_splits_run(const GemmArgs& a, int asked);
-// splits: 0 chooses the split-K count by rule (sm90_splitk says which); > 0 forces it (16-bit, or TF32 with B
-// as [K, N]; cluster-free configurations only).
+// splits: 0 chooses the split-K count by rule (sm90_splitk says which); > 0 forces it (16-bit, or TF32 of the
+// transposed problem; cluster-free configurations only).
 void gemm_sm90(const GemmArgs& a, Sm90Config c, cudaStream_t s, int splits = 0);
 int sm90_splitk(const GemmArgs& a, Sm90Config c);  // K splits a call with splits = 0 takes (1: none)
 int sm90_resident_clusters(Sm90Config c);  // the occupancy API's answer (SM count for non-cluster configs)
@@ -141,18 +142,22 @@ bool sm90_one_round(const GemmArgs& a, Sm90Config c);
 bool tf32x3_supported(const GemmArgs& a);
 void gemm_tf32x3(const GemmArgs& a, cudaStream_t s);
 Sm90Config tf32x3_config(const GemmArgs& a);  // the tile configuration its GEMM runs
-// B as [K, N] without the transpose and B's split (gemm_tf32x3_kn): A's parts go into a scratch as
-// [batch][2][M][K], and the TF32 kernel of the transposed problem (sm90_tf32_kn_problem) splits each register
-// fragment of B^T into its parts (tf32_split_truncated_small) and issues the three products of every k-step,
-// adding each k-block's sum in fp32. B is read once, as it lies. Supported: sm90_tf32_kn_supported's rules (no
-// bias, N % 4 == 0, cc 9.0), K % 4 == 0, A 16-byte aligned. c and splits force a tile configuration (at most 192
-// wide, cluster-free) and a split-K count (0: by rule).
-bool tf32x3_kn_supported(const GemmArgs& a);
-Sm90Config tf32x3_kn_config(const GemmArgs& a);  // the tile configuration its GEMM runs
-int tf32x3_kn_splits(const GemmArgs& a);         // and its split-K count (1: none)
-int64_t tf32x3_kn_ctas(const GemmArgs& a, Sm90Config c);  // its GEMM's tiles times splits on configuration c
-void gemm_tf32x3_kn(const GemmArgs& a, cudaStream_t s);
-void gemm_tf32x3_kn(const GemmArgs& a, Sm90Config c, int splits, cudaStream_t s);
+// 3xTF32 in the kernel, B never transposed or split in memory (gemm_tf32x3_split_a): A's parts go into a scratch
+// as [batch][2][M][K], and the TF32 kernel of the transposed problem (sm90_transposed_problem) splits each register
+// fragment of B^T (B as [K, N]) or W (as [N, K]) into its parts (tf32_split_truncated_small) and issues the three
+// products of every k-step, adding each k-block's sum in fp32. B is read once, as it lies. Supported: fp32, K % 4
+// == 0, A 16-byte aligned, cc 9.0, and B as [K, N] with sm90_tf32_kn_supported's rules (no bias, N % 4 == 0) or W
+// as [N, K] 16-byte aligned (a bias allowed). c and splits force a tile configuration (at most 192 wide,
+// cluster-free) and a split-K count (0: by rule).
+bool tf32x3_split_a_supported(const GemmArgs& a);
+// Whether configuration c runs such a call: cluster-free and at most 192 wide (the block sums' second set of
+// accumulators), 128 with a bias (the 192-wide tile's bias epilogue spilled).
+bool tf32x3_split_a_takes(Sm90Config c, const GemmArgs& a);
+Sm90Config tf32x3_split_a_config(const GemmArgs& a);  // the tile configuration its GEMM runs
+int tf32x3_split_a_splits(const GemmArgs& a);         // and its split-K count (1: none)
+int64_t tf32x3_split_a_ctas(const GemmArgs& a, Sm90Config c);  // its GEMM's tiles times splits on configuration c
+void gemm_tf32x3_split_a(const GemmArgs& a, cudaStream_t s);
+void gemm_tf32x3_split_a(const GemmArgs& a, Sm90Config c, int splits, cudaStream_t s);
 
 // ---- mma.sync (sm_80+), gemm_mma.cu: m16n8k16 for fp16/bf16, m16n8k8 TF32 for fp32 -------------------
 bool mma_vector_ok(const GemmArgs& a);  // cp.async 16-byte path possible

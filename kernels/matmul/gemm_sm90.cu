@@ -1,9 +1,10 @@
 // Tensor-core GEMM for Hopper (sm_90a): C[b] = A[b] @ op(B[b]) (+ bias), fp32 accumulation; fp16/bf16,
 // and fp32 on TF32 when the caller allows it (W as [N, K] only: TF32 wgmma reads K-major operands; gemm.cu
 // transposes a B[K, N] into a scratch first). TF32 operands are the fp32 values with the low 13 mantissa
-// bits ignored by the tensor cores (truncation), as loaded by TMA. fp32 at fp32 accuracy with B as [K, N]
-// (3xTF32, gemm_tf32x3.cu's gemm_tf32x3_kn) runs the same transposed-problem kernel with two B boxes a stage (the
-// big and small TF32 parts of fw::gemm's A) and its register fragments split in the kernel (SPLIT_B).
+// bits ignored by the tensor cores (truncation), as loaded by TMA. fp32 at fp32 accuracy without splitting B in
+// memory (3xTF32, gemm_tf32x3.cu's gemm_tf32x3_split_a) runs the transposed problem with two B boxes a stage (the
+// big and small TF32 parts of fw::gemm's A) and its A fragments (fw::gemm's B[K, N] or W[N, K]) loaded into
+// registers and split in the kernel (SPLIT_B).
 //
 // One persistent, warp-specialized kernel, templated on the tile configuration (gemm_detail.hpp):
 //   - warpgroup 0 is the producer: one thread issues TMA loads (cp.async.bulk.tensor, 128-byte swizzle)
@@ -17,8 +18,8 @@
 //     -> dtype -> a 128-byte-swizzled staging buffer of 64 rows x 128 bytes (64 bytes, 64-byte swizzle, for
 //     the 160- and 224-wide tiles; stmatrix for 16 bits; two buffers per consumer where they fit) -> TMA store (clips
 //     the tails). C that cannot be a TMA target (not 16-byte aligned, rows not a multiple of 16 bytes),
-//     split-K's partial sums and the transposed tiles of A_MN are stored from registers straight to global
-//     memory, bounds-checked.
+//     split-K's partial sums, 3xTF32's tiles and the register-A kernels' transposed tiles below 128 wide are
+//     stored from registers straight to global memory, bounds-checked.
 //   - The grid is one CTA per SM (persistent) walking the output tiles in M-grouped order (16 tile rows
 //     per group) for L2 reuse. setmaxnreg gives 2-consumer configurations 232 registers per consumer
 //     thread and 40 per producer thread.
@@ -79,7 +80,7 @@ namespace fw::sm90 {
 // that block sum to the tile's accumulators with fp32 adds (round to nearest). That takes a second set of
 // BN / 2 accumulators a thread (so BN <= 192, within the 232 registers a consumer gets) and a wait for each
 // k-block's wgmma before the next is issued.
-// SPLIT_B (3xTF32 in the A_MN kernel, gemm_tf32x3_kn): each stage holds two B boxes, B's big and small TF32
+// SPLIT_B (3xTF32 in a register-A kernel, gemm_tf32x3_split_a): each stage holds two B boxes, B's big and small TF32
 // parts (GemmArgs::a_split's planes), and the consumers split their A fragments; block sums throughout.
 // KSPLIT (a K-pair, CL = 2): the cluster's two CTAs take the same tile, the first half of its k-blocks and the
 // second; the second CTA's consumers put their fp32 sums into the first's shared memory (RED_BYTES, through
@@ -136,7 +137,7 @@ struct Params {
   int group_m;   // cluster tiles per group along M (tile order)
   uint32_t b_lbo, b_sbo;  // N-major B descriptor: byte offsets between 64-column chunks / 8-row k groups
   int tma_store;          // 1: epilogue through shared memory + TMA store (C 16-byte aligned, 16-byte rows)
-  int c_evict_first;      // 1: A_MN's TMA stores mark C's lines evict-first in L2 (C larger than L2; see launch)
+  int c_evict_first;      // 1: M-major A's TMA stores mark C's lines evict-first in L2 (C larger than L2; see launch)
   // Rows of A each k-block's TMA load brings: BM, or M rounded up to 8 when the whole of M is one short
   // tile (decode-like M < BM). The rows past it in the stage are stale; they only feed accumulator rows
   // >= M, which the epilogue never stores.
@@ -160,12 +161,21 @@ struct Params {
 // partial-sum stores (split kernels exist for 16-bit, cluster-free configurations only).
 enum class Epi { plain, bias, partial };
 
+// Where the kernel's A operand comes from. smem: wgmma reads A's TMA tiles (K-major) from shared memory. The
+// register-A kernels (TF32 only) run a transposed problem, C^T = op(B)^T A^T, whose A is fw::gemm's B: each thread
+// loads its fragments from the TMA tile for wgmma's register form (TF32 wgmma reads K-major operands only from
+// shared memory), and the epilogue stores the tile transposed. regs_m_major: A as it lies M-major (fw::gemm's
+// B[K, N], sm90_tf32_kn_supported, and its 3xTF32 form); regs_k_major: A K-major (a linear layer's W[N, K]), for
+// 3xTF32 in the kernel only (SPLIT_B: splitting the fragments is what the registers are for; a bias, per row of
+// C^T, is added by its epilogue, or by the split-K reduction).
+enum class AFrom { smem, regs_m_major, regs_k_major };
+
 // Whether a kernel has the epilogue through shared memory and TMA stores (a launch uses it where C allows, see
-// launch): its configuration has the staging, it stores C (not split partials), and A_MN's tiles are 128 or 256
-// wide (its 64-wide tiles store from registers; launch says why).
-template <class Cfg, Epi E, bool A_MN>
+// launch): its configuration has the staging, it stores C (not split partials), and a register-A kernel's tiles
+// are 128 or 256 wide (its 64-wide tiles store from registers; launch says why).
+template <class Cfg, Epi E, AFrom AF>
 constexpr bool has_tma_store() {
-  return Cfg::C_BYTES > 0 && E != Epi::partial && (!A_MN || Cfg::BN >= 128);
+  return Cfg::C_BYTES > 0 && E != Epi::partial && (AF == AFrom::smem || Cfg::BN >= 128);
 }
 
 #ifdef FW_MATMUL_SM90A
@@ -366,12 +376,11 @@ __device__ __forceinline__ void advance_stage(int& s, uint32_t& ph) {
 }
 #endif  // FW_MATMUL_SM90A
 
-// A_MN (TF32 only): the kernel's A is M-major in global memory (consecutive along the kernel's M): fw::gemm's
-// B[K, N] with the problem transposed, C^T = B^T A^T (sm90_tf32_kn_problem). TF32 wgmma reads K-major operands
-// from shared memory only, so A's tile comes in by TMA as it lies (boxes of 32 M-rows x 32 k, 128-byte swizzled)
-// and each thread loads its fragment into registers for wgmma's register form; the epilogue stores the
+// AF (AFrom): where A comes from. The register-A kernels run fw::gemm's problem transposed (sm90_transposed_problem):
+// A's tile comes in by TMA as it lies (M-major: boxes of 32 M-rows x 32 k; K-major: BM rows x 32 k; 128-byte
+// swizzled) and each thread loads its fragment into registers for wgmma's register form; the epilogue stores the
 // transposed tile (C[n][m] = C^T[m][n]).
-template <class T, class Cfg, bool B_NK, Epi E, bool A_MN = false>
+template <class T, class Cfg, bool B_NK, Epi E, AFrom AF = AFrom::smem>
 __global__ void __launch_bounds__(Cfg::THREADS, 1)
     k_gemm_sm90(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
                 const __grid_constant__ CUtensorMap tmBt, const __grid_constant__ CUtensorMap tmC, const Params p) {
@@ -399,9 +408,12 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
   constexpr int BK = Cfg::BK;
   static_assert(sizeof(T) == 2 || B_NK, "TF32 wgmma takes K-major B only");
   static_assert(B_NK || BN % 64 == 0, "B[K, N] comes in 64-column boxes");
-  static_assert(!A_MN || (sizeof(T) == 4 && B_NK && CL == 1 && E != Epi::bias && Cfg::BLOCK_SUMS == Cfg::SPLIT_B),
-                "A from registers: TF32, cluster-free, bias-free; block sums only with 3xTF32");
-  static_assert(!Cfg::SPLIT_B || A_MN, "3xTF32 in the kernel: the A_MN kernel");
+  constexpr bool A_REGS = AF != AFrom::smem;
+  static_assert(!A_REGS || (sizeof(T) == 4 && B_NK && CL == 1 && Cfg::BLOCK_SUMS == Cfg::SPLIT_B),
+                "A from registers: TF32, cluster-free; block sums only with 3xTF32");
+  static_assert(AF != AFrom::regs_m_major || E != Epi::bias, "M-major A from registers: bias-free");
+  static_assert(AF != AFrom::regs_k_major || Cfg::SPLIT_B, "K-major A from registers: 3xTF32 in the kernel only");
+  static_assert(!Cfg::SPLIT_B || A_REGS, "3xTF32 in the kernel: a register-A kernel");
   const int nkb = (p.K + BK - 1) / BK;
   // A unit's k-blocks: its split's, or a K-pair's half (the first CTA's ceil(nkb / 2), the second's the rest: none
   // when nkb == 1).
@@ -426,7 +438,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     prefetch_tensormap(&tmA);
     prefetch_tensormap(&tmB);
     if (B_NK && CLM == 1 && p.b_tail_rows > 0) prefetch_tensormap(&tmBt);
-    if (has_tma_store<Cfg, E, A_MN>() && p.tma_store) prefetch_tensormap(&tmC);
+    if (has_tma_store<Cfg, E, AF>() && p.tma_store) prefetch_tensormap(&tmC);
     for (int s = 0; s < STAGES; ++s) {
       mbar_init(full(s), 1);
       mbar_init(empty(s), NC * CLM);
@@ -494,7 +506,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                                              : uint32_t(b_tail ? p.b_tail_rows * 128 : Cfg::B_BOX_BYTES);
             mbar_expect_tx(full(s), uint32_t(p.a_rows * 128) + B_PARTS * b_bytes);
             const int k0 = kb * BK;
-            if constexpr (A_MN) {
+            if constexpr (AF == AFrom::regs_m_major) {
               // A as [K, M]: boxes {32 M-rows, 32 k}, 4 KB each (a 128-byte row per k).
 #pragma unroll
               for (int j = 0; j < BM / 32; ++j) tma_load(sA(s) + j * 4096, &tmA, full(s), m0 + 32 * j, k0, b);
@@ -592,9 +604,10 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
       const int colb = n0 + 2 * (lane % 4);
       // The tile's bias: each thread reads up to BN / 128 values now (their latency hides behind the
       // main loop) and puts them into the consumer's shared row after it; the epilogue reads pairs there.
+      // (A register-A kernel's bias is C^T's, per row: its epilogue reads it.)
       constexpr int NBIAS = (BN + 127) / 128;
       T bpre[NBIAS];
-      if (HAS_BIAS) {
+      if constexpr (HAS_BIAS && !A_REGS) {
 #pragma unroll
         for (int r = 0; r < NBIAS; ++r) {
           const int col = n0 + tid + 128 * r;
@@ -606,9 +619,11 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
 #pragma unroll
         for (int i = 0; i < BN / 2; ++i) acc[i] = 0.f;
       }
-      if constexpr (A_MN) {
+      if constexpr (A_REGS) {
         // The thread's fragment of each k8 step: rows r, r + 8 of its warp's 16 and k = t, t + 4 (t = lane % 4),
-        // read through the box's swizzle (16-byte chunk ^ k % 8), all four steps' before their wgmmas. wgmma
+        // read through the tile's swizzle, all four steps' before their wgmmas: M-major, a 128-byte line per k of
+        // a 32-row box, the rows' 16-byte chunk ^ k % 8; K-major, a 128-byte line per row, k's 16-byte chunk ^ the
+        // row % 8 (= lane / 4: every 8 lanes of one k read 8 different chunks, conflict-free either way). wgmma
         // reads the registers asynchronously, so each k-block's wgmmas complete (wgmma_wait<0>) before the
         // next k-block's fragments are loaded; the other consumer's wgmmas keep the tensor cores busy meanwhile.
         // (Two fragment buffers, loading one while the other's wgmmas ran, made ptxas serialize every wgmma,
@@ -619,7 +634,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         // value against tf32_split's 14 and a branch) took bmm 8x512^3 (128x128 tiles) from 41.0 to 28.2 us and
         // 448x1024x1024x64 (128x192) from 1256 to 1121; with tf32_split the decode's consumers (64x64 tiles) issued an
         // instruction every 6 cycles on 18% of the issue slots (H100, bench_ops and ncu).
-        const uint32_t box_off = uint32_t((c * 64 + warp * 16) / 32) * 4096;
+        const uint32_t box_off = AF == AFrom::regs_m_major ? uint32_t((c * 64 + warp * 16) / 32) * 4096
+                                                           : uint32_t(c * 64 + warp * 16 + lane / 4) * 128;
         const int r = (warp * 16) % 32 + lane / 4;
         uint32_t af[4][4];
         for (int kb = kb0; kb < kb1; ++kb) {
@@ -629,8 +645,13 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
           for (int kk = 0; kk < 4; ++kk)
 #pragma unroll
             for (int q = 0; q < 4; ++q) {
-              const int row = r + 8 * (q & 1), k = 8 * kk + lane % 4 + 4 * (q >> 1);
-              af[kk][q] = ld_shared_u32(box + k * 128 + (((row / 4) ^ (k % 8)) << 4) + (row % 4) * 4);
+              if constexpr (AF == AFrom::regs_m_major) {
+                const int row = r + 8 * (q & 1), k = 8 * kk + lane % 4 + 4 * (q >> 1);
+                af[kk][q] = ld_shared_u32(box + k * 128 + (((row / 4) ^ (k % 8)) << 4) + (row % 4) * 4);
+              } else {
+                const int chunk = 2 * kk + (q >> 1);  // k / 4
+                af[kk][q] = ld_shared_u32(box + (q & 1) * 8 * 128 + ((chunk ^ (lane / 4)) << 4) + (lane % 4) * 4);
+              }
             }
           const uint64_t db = make_desc(sB(s), 16, 1024);
           if constexpr (Cfg::SPLIT_B) {
@@ -705,7 +726,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
           advance_stage<STAGES>(s, ph);
         }
       }
-      if constexpr (A_MN) {
+      if constexpr (A_REGS) {
 #pragma unroll
         for (int i = 0; i < BN / 2; ++i) fence_operand(acc[i]);
       } else if constexpr (!BLOCK_SUMS) {
@@ -746,7 +767,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
       }
 
       // Epilogue: thread holds rows r, r+8 and column pairs (8j + 2*(lane%4)) for j < BN/8.
-      if (HAS_BIAS) {
+      if (HAS_BIAS && !A_REGS) {
         // The previous tile's epilogue finished reading sbias before this tile's (warpgroup-wide) wgmma.
 #pragma unroll
         for (int r = 0; r < NBIAS; ++r)
@@ -777,7 +798,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
           }
         }
       };
-      if constexpr (A_MN && has_tma_store<Cfg, E, A_MN>()) {
+      if constexpr (A_REGS && has_tma_store<Cfg, E, AF>()) {
         if (p.tma_store) {
           // C^T's tile into C through shared memory, 32 of the tile's columns n (32 rows of C) at a time: the
           // consumer's 64 rows r (C's columns) as two 128-byte halves of 32 (a warp pair's rows each), 128-byte
@@ -818,12 +839,20 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
           continue;
         }
       }
-      if constexpr (A_MN) {
-        // C^T's tile into C (or, split, into this split's partial sums in C's layout, which k_splitk_reduce
-        // adds up element by element): acc row r (C's column) and column n (C's row) go to C[n][r]. A store
-        // instruction's lanes write 8 consecutive rows r (32 bytes of one C row) for each of 4 columns n.
+      if constexpr (A_REGS) {
+        // C^T's tile (+ its rows' bias) into C (or, split, into this split's partial sums in C's layout, which
+        // k_splitk_reduce adds up element by element, with the bias): acc row r (C's column) and column n (C's row)
+        // go to C[n][r]. A store instruction's lanes write 8 consecutive rows r (32 bytes of one C row) for each of
+        // 4 columns n.
         T* dst = E == Epi::partial ? reinterpret_cast<T*>(p.partial) + (int64_t(sp) * p.batch + b) * p.M * p.N
                                    : Cp + int64_t(b) * p.M * p.N;
+        // The bias of the thread's rows row0 and row0 + 8, read here rather than held through the main loop (split
+        // launches, the decode shapes, add it in the reduction).
+        float brow[2] = {0.f, 0.f};
+        if constexpr (HAS_BIAS) {
+#pragma unroll
+          for (int i = 0; i < 2; ++i) brow[i] = row0 + 8 * i < p.M ? to_float(bias[row0 + 8 * i]) : 0.f;
+        }
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j)
 #pragma unroll
@@ -833,7 +862,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
 #pragma unroll
             for (int i = 0; i < 2; ++i) {
               const int row = row0 + 8 * i;
-              if (row < p.M) dst[int64_t(col) * p.M + row] = acc[4 * j + 2 * i + e];
+              const float v = acc[4 * j + 2 * i + e];
+              if (row < p.M) dst[int64_t(col) * p.M + row] = HAS_BIAS ? v + brow[i] : v;
             }
           }
         continue;
@@ -843,7 +873,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         store_regs(p.partial + (int64_t(sp) * p.batch + b) * p.M * p.N, p.N % 2 == 0);
         continue;
       }
-      if constexpr (has_tma_store<Cfg, E, A_MN>()) {
+      if constexpr (has_tma_store<Cfg, E, AF>()) {
         if (p.tma_store) {
           // Chunks of 64 rows x C_ROW_BYTES (128, or 64 for the 160- and 224-wide tiles) of C: registers (+ bias) -> a
           // buffer swizzled as the TMA map's span (16-bit: stmatrix; fp32: 8-byte stores) -> TMA store (clips
@@ -1046,10 +1076,10 @@ cudaLaunchAttribute cluster_dim_attr(int cl) {
 
 // Sets the kernel's shared-memory limit once per device and returns how many clusters (CTAs when
 // CL == 1) can be resident at once: the persistent grid size.
-template <class T, class Cfg, bool B_NK, Epi E, bool A_MN = false>
+template <class T, class Cfg, bool B_NK, Epi E, AFrom AF = AFrom::smem>
 int resident_clusters() {
   constexpr int CL = Cfg::CL;
-  auto kern = k_gemm_sm90<T, Cfg, B_NK, E, A_MN>;
+  auto kern = k_gemm_sm90<T, Cfg, B_NK, E, AF>;
   static PerDevice<int> resident;
   return resident.get([&] {
     const DeviceProps& dev = device_props();
@@ -1158,10 +1188,10 @@ Sm90Choice memo_choice(const GemmArgs& a) {
   return memo.get(Key{d.device, int(a.dt), a.batch, a.M, a.N, a.K}, [&] { return sm90_model_choice(a, d.sms); });
 }
 
-// TF32 with B as [K, N] (the transposed problem t, tiles bm x bn): the most splits, up to 4, that keep
-// tiles x splits within one round of the SMs and chunks of at least 16 k-blocks (512 of K). Decode-like M:
+// TF32 of the transposed problem t (B as [K, N], or 3xTF32 in the kernel; tiles bm x bn): the most splits, up to 4,
+// that keep tiles x splits within one round of the SMs and chunks of at least 16 k-blocks (512 of K). Decode-like M:
 // [16, 4096] @ [4096, 4096] is 64 tiles of 64x64, and 64 CTAs pulled B at 40 us where cuBLAS's TF32 took 30.
-int tf32_kn_splits(const GemmArgs& t, int bm, int bn, int64_t nkb) {
+int tf32_transposed_splits(const GemmArgs& t, int bm, int bn, int64_t nkb) {
   const int64_t tiles = sm90_tiles(t, bm, bn), sms = device_props().sms;
   int best = 1;
   for (int sp = 2; sp <= 4; ++sp)
@@ -1170,42 +1200,46 @@ int tf32_kn_splits(const GemmArgs& t, int bm, int bn, int64_t nkb) {
 }
 
 // Split-K for a launch of configuration c: forced > 0 (a test's or a sweep's choice), else the model's
-// (16-bit) or tf32_kn_splits (TF32 with B as [K, N]; other TF32 launches do not split).
+// (16-bit) or tf32_transposed_splits (TF32 of the transposed problem; other TF32 launches do not split).
 SplitK splitk_for(const GemmArgs& a, Sm90Config c, int forced) {
   const int bm = sm90_shape(c).bm, bn = sm90_shape(c).bn;
   const int64_t nkb = ceil_div(a.K, int64_t(bk_of(a.dt)));
   if (!is_16bit(a.dt)) {
-    const bool kn_splits = a.b_layout == GemmLayout::kn && (a.accumulate == Accumulate::tensor_core || a.a_split);
-    if (!kn_splits) return make_splitk(nkb, 1);
-    return make_splitk(nkb, forced > 0 ? forced : tf32_kn_splits(sm90_tf32_kn_problem(a), bm, bn, nkb));
+    const bool transposed = (a.b_layout == GemmLayout::kn && a.accumulate == Accumulate::tensor_core) || a.a_split;
+    if (!transposed) return make_splitk(nkb, 1);
+    return make_splitk(nkb, forced > 0 ? forced : tf32_transposed_splits(sm90_transposed_problem(a), bm, bn, nkb));
   }
   if (forced > 0) return make_splitk(nkb, forced);
   const Sm90Choice m = memo_choice(a);
   return make_splitk(nkb, m.config == c ? m.splits : model_splits(a, bm, bn, device_props().sms));
 }
 
+// c_row: the length of C's rows, the bias's period (a.N, or a.M for the transposed problem of a register-A kernel,
+// whose partial sums are in C's layout).
 template <class T>
-void splitk_reduce(const GemmArgs& a, const float* partial, int splits, cudaStream_t s) {
+void splitk_reduce(const GemmArgs& a, const float* partial, int splits, int64_t c_row, cudaStream_t s) {
   const int64_t count = a.batch * a.M * a.N;
   const T* bias = static_cast<const T*>(a.bias);
   T* C = static_cast<T*>(a.C);
   constexpr int kThreads = 256;
-  const bool quads = a.N % 4 == 0 && (reinterpret_cast<uintptr_t>(C) % (4 * sizeof(T))) == 0;
+  const bool quads = c_row % 4 == 0 && (reinterpret_cast<uintptr_t>(C) % (4 * sizeof(T))) == 0;
   // A programmatic dependent of the GEMM just queued (which allows it at its start): the reduction's
   // launch overlaps the GEMM, and wait_for_prerequisite in the kernel orders its reads after the partials.
   const dim3 grid(unsigned(ceil_div(count, int64_t((quads ? 4 : 1) * kThreads))));
   if (quads)
-    launch_dependent(k_splitk_reduce<T, 4>, grid, dim3(kThreads), s, partial, bias, C, count, int(a.N), splits);
+    launch_dependent(k_splitk_reduce<T, 4>, grid, dim3(kThreads), s, partial, bias, C, count, int(c_row), splits);
   else
-    launch_dependent(k_splitk_reduce<T, 1>, grid, dim3(kThreads), s, partial, bias, C, count, int(a.N), splits);
+    launch_dependent(k_splitk_reduce<T, 1>, grid, dim3(kThreads), s, partial, bias, C, count, int(c_row), splits);
 }
 
-// A_MN: a.A is M-major ([K, M] per batch: the kernel's A of the transposed problem, sm90_tf32_kn_problem).
-template <class T, class Cfg, bool B_NK, Epi E, bool A_MN = false>
+// A register-A kernel (AF != smem) takes the transposed problem (sm90_transposed_problem): a.A is fw::gemm's B,
+// M-major ([K, M] per batch) or K-major ([M, K]), and C is [N][M].
+template <class T, class Cfg, bool B_NK, Epi E, AFrom AF = AFrom::smem>
 void launch(const GemmArgs& a, const SplitK& sk, cudaStream_t stream) {
   constexpr int BM = Cfg::BM, BN = Cfg::BN, CL = Cfg::CL, CLM = Cfg::CLM;
-  auto kern = k_gemm_sm90<T, Cfg, B_NK, E, A_MN>;
-  const int resident = resident_clusters<T, Cfg, B_NK, E, A_MN>();
+  constexpr bool A_REGS = AF != AFrom::smem, A_MN = AF == AFrom::regs_m_major;
+  auto kern = k_gemm_sm90<T, Cfg, B_NK, E, AF>;
+  const int resident = resident_clusters<T, Cfg, B_NK, E, AF>();
 
   const int64_t M = a.M, N = a.N, K = a.K, B = a.batch;
   constexpr int BK = Cfg::BK;
@@ -1226,15 +1260,16 @@ void launch(const GemmArgs& a, const SplitK& sk, cudaStream_t stream) {
       b_tail_rows ? cached_map(a.B, a.dt, uint64_t(K), uint64_t(N), b_mats, BK, uint32_t(b_tail_rows)) : tmB;
   // The TMA-store epilogue needs C to satisfy the same rules as a TMA source. Split partial sums are stored
   // from registers.
-  // A_MN's C is [N][M] (the transposed problem's C^T): boxes of 32 of its columns (128 bytes) x 32 rows. Its
+  // A register-A kernel's C is [N][M] (the transposed problem's C^T): boxes of 32 of its columns (128 bytes) x 32
+  // rows (only M-major A's kernels have the staging: the 3xTF32 ones store from registers, TileCfg). Its
   // 64-wide tiles store from registers: through the staging, bmm 8x256^3 took 6.11 / 6.34 us against 5.95
   // (A/B/A, H100), where the 128- and 256-wide tiles gained (matmul 1024^3 15.90 -> 15.62 / 15.47, 4096^3
   // 353.6 -> 346.9 / 346.3, bmm 8x2048^3 375.2 -> 366.7 / 366.2).
-  const int64_t c_row = A_MN ? M : N;
-  const bool tma_store = has_tma_store<Cfg, E, A_MN>() &&
+  const int64_t c_row = A_REGS ? M : N;
+  const bool tma_store = has_tma_store<Cfg, E, AF>() &&
                          (reinterpret_cast<uintptr_t>(a.C) & 15) == 0 && (c_row * int64_t(sizeof(T))) % 16 == 0;
   CUtensorMap tmC;
-  if (tma_store && A_MN)
+  if (tma_store && A_REGS)
     tmC = cached_map(a.C, a.dt, uint64_t(M), uint64_t(N), uint64_t(B), 32u, 32u);
   else if (tma_store)
     tmC = cached_map(a.C, a.dt, uint64_t(N), uint64_t(M), uint64_t(B), uint32_t(Cfg::C_CHUNK_COLS),
@@ -1260,10 +1295,10 @@ void launch(const GemmArgs& a, const SplitK& sk, cudaStream_t stream) {
   // ncu: 419 -> 373 MB read from DRAM). With long K it cost (bmm 8x4096^3 3086 -> 3169 / 3137). What is left
   // of the gap to cuBLAS (ncu, another H100: 752 us and 235 MB read, A and B once; ours 837 us and 360 MB) is
   // neither: evict-last loads of A and B on top read 368 MB in 829 us, and two staging buffers a consumer (the
-  // bias's room left out of A_MN's shared memory) changed nothing (bench_ops A/B/A: 828.6 / 823.2 against
+  // bias's room left out of M-major A's shared memory) changed nothing (bench_ops A/B/A: 828.6 / 823.2 against
   // 835.9 / 820.8 us).
   const bool c_dominates = M * N > K * (M + N) && B * M * N * int64_t(sizeof(T)) > int64_t(device_props().l2_bytes);
-  p.c_evict_first = A_MN && tma_store && c_dominates ? 1 : 0;
+  p.c_evict_first = A_REGS && tma_store && c_dominates ? 1 : 0;
   p.a_rows = a_rows;
   p.b_tail_rows = b_tail_rows;
   FW_REQUIRE(!Cfg::KSPLIT || sk.splits == 1, "gemm_sm90: a K-pair does not split K further");
@@ -1291,7 +1326,7 @@ void launch(const GemmArgs& a, const SplitK& sk, cudaStream_t stream) {
   cfg.numAttrs = n_attr;
   FW_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kern, tmA, tmB, tmBt, tmC, p));
   FW_CHECK_LAUNCH();
-  if (sk.splits > 1) splitk_reduce<T>(a, p.partial, sk.splits, stream);
+  if (sk.splits > 1) splitk_reduce<T>(a, p.partial, sk.splits, c_row, stream);
 }
 
 // The epilogue's kernel for a launch: a split-K launch stores partials (its reduction adds the bias);
@@ -1310,10 +1345,10 @@ void launch_epi(const GemmArgs& a, const SplitK& sk, cudaStream_t s) {
 }
 
 // What each Sm90Config stands for: its tile (BM = 64 per consumer warpgroup), the ring's stages, the cluster
-// size along M (2: a pair sharing its B tile through TMA multicast), the stages of its TF32 B[K, N] (A_MN)
-// kernels and its name. The kernels' template parameters (TileCfgOf) and the host's tile arithmetic
+// size along M (2: a pair sharing its B tile through TMA multicast), the stages of its register-A (TF32) kernels
+// and its name. The kernels' template parameters (TileCfgOf) and the host's tile arithmetic
 // (sm90_one_round) both read it. The 64x64 tile keeps 12 stages (192 KB) in flight where it streams K for
-// decode-like M (bf16 16x4096x4096 14.75 -> 13.76 us against 8), but its A_MN kernels were faster at 8 (H100,
+// decode-like M (bf16 16x4096x4096 14.75 -> 13.76 us against 8), but its M-major A kernels were faster at 8 (H100,
 // one lease, A/B/A: TF32 matmul 64x4096x4096 28.54 us at 8 against 30.19 / 30.18 at 12, 16x4096x4096 27.82
 // against 29.60 / 29.38; both split in two; not explained; at 6 stages, probed in another lease, 27.55 and 27.07
 // against 28.61 and 27.94 at 8, the rest of the --tf32 report within noise: 8 kept).
@@ -1335,7 +1370,8 @@ constexpr const Sm90Shape& shape_of(Sm90Config c) { return kSm90Shapes[int(c)]; 
 // Whether c's kernels exist for every dtype and B layout: B[K, N] comes in 64-column boxes and TF32 has wgmma
 // widths of 64, 128, 192 and 256 here, so a tile of another width (160, 224) runs 16-bit W[N, K] only
 // (sm90_config_takes); launch_cfg instantiates nothing else for it. A K-pair runs 16-bit calls of both layouts and
-// TF32 calls of W[N, K] with tensor-core sums (a cluster: no A_MN kernel; its exchange adds the tensor cores' sums).
+// TF32 calls of W[N, K] with tensor-core sums (a cluster: no register-A kernel; its exchange adds the tensor cores'
+// sums).
 constexpr bool takes_b_kn(Sm90Config c) { return shape_of(c).bn % 64 == 0; }
 constexpr bool takes_every_layout(Sm90Config c) { return takes_b_kn(c) && !shape_of(c).k_split; }
 
@@ -1350,20 +1386,20 @@ constexpr bool shapes_consistent() {
 }
 static_assert(shapes_consistent(), "kSm90Shapes: one entry per Sm90Config, in order; kSm90ModelTiles' sizes");
 
-// The stages of configuration c's ring: A_MN's for the TF32 B[K, N] kernels; with 3xTF32 in the kernel (A_MN
-// with block sums: two B boxes a stage) as many of those as fit 200 KB.
-constexpr int stages_of(Sm90Config c, bool a_mn, bool split_b) {
-  if (!a_mn) return shape_of(c).stages;
-  if (!split_b) return shape_of(c).stages_mn;
+// The stages of configuration c's ring: stages_regs for the register-A kernels; with 3xTF32 in the kernel (block
+// sums: two B boxes a stage) as many of those as fit 200 KB.
+constexpr int stages_of(Sm90Config c, bool a_regs, bool split_b) {
+  if (!a_regs) return shape_of(c).stages;
+  if (!split_b) return shape_of(c).stages_regs;
   const int stage_bytes = (shape_of(c).bm + 2 * shape_of(c).bn) * 128;
-  return std::min(shape_of(c).stages_mn, 200 * 1024 / stage_bytes);
+  return std::min(shape_of(c).stages_regs, 200 * 1024 / stage_bytes);
 }
 
-// The kernel's tile configuration for configuration C and element type T (A_MN: of the TF32 B[K, N] kernels;
-// A_MN with BLOCK_SUMS: 3xTF32 in the kernel, SPLIT_B).
-template <class T, Sm90Config C, bool BLOCK_SUMS = false, bool A_MN = false>
-using TileCfgOf = TileCfg<T, shape_of(C).bn, shape_of(C).bm / 64, stages_of(C, A_MN, A_MN && BLOCK_SUMS),
-                          shape_of(C).cl, BLOCK_SUMS, A_MN && BLOCK_SUMS, shape_of(C).k_split>;
+// The kernel's tile configuration for configuration C and element type T (A_REGS: of the register-A kernels;
+// A_REGS with BLOCK_SUMS: 3xTF32 in the kernel, SPLIT_B).
+template <class T, Sm90Config C, bool BLOCK_SUMS = false, bool A_REGS = false>
+using TileCfgOf = TileCfg<T, shape_of(C).bn, shape_of(C).bm / 64, stages_of(C, A_REGS, A_REGS && BLOCK_SUMS),
+                          shape_of(C).cl, BLOCK_SUMS, A_REGS && BLOCK_SUMS, shape_of(C).k_split>;
 
 // Calls f(std::integral_constant<Sm90Config, c>{}), c as a template argument:
 //   dispatch_config(c, [&](auto k) { constexpr Sm90Config C = decltype(k)::value; ... });
@@ -1387,37 +1423,52 @@ auto dispatch_config(Sm90Config c, F&& f) {
   throw std::invalid_argument("gemm_sm90: unknown tile configuration");
 }
 
-// TF32 (fp32 data): W as [N, K] unsplit (block sums too), or B as [K, N] as the transposed problem (A_MN), split
-// where it pays.
+// TF32 (fp32 data): W as [N, K] unsplit (block sums too); B as [K, N] as the transposed problem (M-major A from
+// registers), split where it pays; and 3xTF32 in the kernel (a_split) of either, W[N, K]'s as the transposed problem
+// with K-major A from registers.
 template <Sm90Config C>
 void launch_tf32(const GemmArgs& a, cudaStream_t s, int splits) {
   using T = float;
   using Cfg = TileCfgOf<T, C>;
   constexpr int BN = Cfg::BN, CL = Cfg::CL;
   const SplitK one{1, int(ceil_div(a.K, int64_t(Cfg::BK)))};
-  if (a.b_layout == GemmLayout::kn) {  // B[K, N]: the transposed problem, B^T's fragments through registers
-    // a_split (3xTF32 in the kernel, gemm_tf32x3_kn): A's parts as planes, block sums, at most 192 wide.
-    const bool x3 = a.a_split;
-    FW_REQUIRE(CL == 1 && sm90_tf32_kn_supported(a) &&
+  if (a.b_layout == GemmLayout::kn || a.a_split) {  // the transposed problem, fw::gemm's B through registers
+    // a_split (3xTF32 in the kernel, gemm_tf32x3_split_a): A's parts as planes, block sums, at most 192 wide.
+    const bool x3 = a.a_split, kn = a.b_layout == GemmLayout::kn;
+    FW_REQUIRE(CL == 1 && (kn ? sm90_tf32_kn_supported(a) : sm90_supported(sm90_transposed_problem(a), true)) &&
                    a.accumulate == (x3 ? Accumulate::per_k_block : Accumulate::tensor_core),
-               "gemm_sm90: TF32 with B as [K, N] takes a cluster-free configuration, no bias, and block sums "
-               "exactly with A's 3xTF32 parts");
+               "gemm_sm90: TF32 of the transposed problem takes a cluster-free configuration, B as [K, N] without a "
+               "bias or W as [N, K] with 3xTF32, and block sums exactly with A's 3xTF32 parts");
     if constexpr (CL == 1) {
       const SplitK sk = splitk_for(a, C, splits);
-      const GemmArgs t = sm90_tf32_kn_problem(a);
-      auto run = [&](auto cfg) {
-        using CfgMN = decltype(cfg);
-        if (sk.splits > 1)
-          launch<T, CfgMN, true, Epi::partial, true>(t, sk, s);
-        else
-          launch<T, CfgMN, true, Epi::plain, true>(t, one, s);
+      const GemmArgs t = sm90_transposed_problem(a);
+      auto run = [&](auto cfg, auto from) {
+        using CfgT = decltype(cfg);
+        constexpr AFrom AF = decltype(from)::value;
+        if (sk.splits > 1) {
+          launch<T, CfgT, true, Epi::partial, AF>(t, sk, s);  // the reduction adds the bias
+        } else if (t.bias != nullptr) {
+          // The bias's epilogue on the 192-wide 3xTF32 tile spilled (24 bytes of 232 registers a consumer thread):
+          // tf32x3_split_a_takes leaves it out.
+          if constexpr (AF == AFrom::regs_k_major && CfgT::BN <= 128)
+            launch<T, CfgT, true, Epi::bias, AF>(t, one, s);
+          else
+            FW_REQUIRE(false, "gemm_sm90: a bias takes W as [N, K] and 3xTF32 tiles at most 128 wide");
+        } else {
+          launch<T, CfgT, true, Epi::plain, AF>(t, one, s);
+        }
       };
+      using MMajor = std::integral_constant<AFrom, AFrom::regs_m_major>;
+      using KMajor = std::integral_constant<AFrom, AFrom::regs_k_major>;
       if (!x3) {
-        run(TileCfgOf<T, C, false, true>{});
+        run(TileCfgOf<T, C, false, true>{}, MMajor{});
       } else if constexpr (BN <= 192) {
-        run(TileCfgOf<T, C, true, true>{});
+        if (kn)
+          run(TileCfgOf<T, C, true, true>{}, MMajor{});
+        else
+          run(TileCfgOf<T, C, true, true>{}, KMajor{});
       } else {
-        FW_REQUIRE(false, "gemm_sm90: 3xTF32 with B as [K, N] takes tiles at most 192 wide");
+        FW_REQUIRE(false, "gemm_sm90: 3xTF32 in the kernel takes tiles at most 192 wide");
       }
     }
     return;
@@ -1480,9 +1531,9 @@ int sm90_resident_clusters(Sm90Config c) {
 bool sm90_one_round(const GemmArgs& a, Sm90Config c) {
   if (!known(c)) return false;
   const Sm90Shape& k = shape_of(c);
-  // TF32 with B as [K, N] runs the transposed problem's tiles.
-  const bool transposed = a.dt == DType::f32 && a.b_layout == GemmLayout::kn;
-  const int64_t tiles = sm90_tiles(transposed ? sm90_tf32_kn_problem(a) : a, (k.k_split ? 1 : k.cl) * k.bm, k.bn);
+  // TF32 with B as [K, N], and 3xTF32 in the kernel, run the transposed problem's tiles.
+  const bool transposed = a.dt == DType::f32 && (a.b_layout == GemmLayout::kn || a.a_split);
+  const int64_t tiles = sm90_tiles(transposed ? sm90_transposed_problem(a) : a, (k.k_split ? 1 : k.cl) * k.bm, k.bn);
   return tiles * sm90_splitk(a, c) <= sm90_resident_clusters(c);
 }
 
@@ -1533,7 +1584,7 @@ bool sm90_supported(const GemmArgs& a, bool allow_tf32) {
   return sm90_kernels_loaded();
 }
 
-GemmArgs sm90_tf32_kn_problem(const GemmArgs& a) {
+GemmArgs sm90_transposed_problem(const GemmArgs& a) {
   GemmArgs t = a;
   t.A = a.B;
   t.B = a.A;
@@ -1547,7 +1598,7 @@ bool sm90_tf32_kn_supported(const GemmArgs& a) {
   if (a.dt != DType::f32 || a.b_layout != GemmLayout::kn || a.bias != nullptr) return false;
   // The kernel's tensor maps: A^T from A's rows (K % 4, checked as the problem's K), B^T from B [K, N], whose
   // rows of N floats must be 16-byte multiples too.
-  return a.N % 4 == 0 && sm90_supported(sm90_tf32_kn_problem(a), true);
+  return a.N % 4 == 0 && sm90_supported(sm90_transposed_problem(a), true);
 }
 
 int64_t sm90_tiles(const GemmArgs& a, int bm, int bn) {
@@ -1583,7 +1634,7 @@ static Sm90Config sm90_tf32_tile(const GemmArgs& a, int sms) {
 }
 
 Sm90Config sm90_tf32_kn_config(const GemmArgs& a) {
-  return sm90_tf32_tile(sm90_tf32_kn_problem(a), device_props().sms);
+  return sm90_tf32_tile(sm90_transposed_problem(a), device_props().sms);
 }
 
 Sm90Config sm90_pick(const GemmArgs& a) {

@@ -11,10 +11,11 @@
 // So the method pays where M·N·K is large against M·K + N·K (gemm.cu's rule, from the H100's
 // measurements).
 //
-// gemm_tf32x3_kn, B as [K, N] read as it lies: only A is split, into planes [batch][2][M][K] (big parts, then
-// small parts), and the TF32 kernel of the transposed problem C^T = B^T A^T splits B^T's register fragments
-// itself (gemm_sm90.cu, SPLIT_B), issuing the three products of every k-step and adding each k-block's sum in
-// fp32. Bytes before the GEMM: 12 per element of A; none for B.
+// gemm_tf32x3_split_a, B (as [K, N] or W as [N, K]) read as it lies: only A is split, into planes [batch][2][M][K]
+// (big parts, then small parts), and the TF32 kernel of the transposed problem C^T = op(B)^T A^T splits its
+// register fragments of B^T or W itself (gemm_sm90.cu, SPLIT_B), issuing the three products of every k-step and
+// adding each k-block's sum in fp32 (+ W[N, K]'s bias, per row of C^T). Bytes before the GEMM: 12 per element of
+// A; none for B.
 #include <cstdint>
 #include <stdexcept>
 
@@ -133,17 +134,29 @@ GemmArgs with_a_planes(const GemmArgs& a, const void* planes) {
 }
 }  // namespace
 
-bool tf32x3_kn_supported(const GemmArgs& a) {
-  if (a.dt != DType::f32 || a.b_layout != GemmLayout::kn || a.K % 4 != 0 || a.K == 0) return false;
+bool tf32x3_split_a_supported(const GemmArgs& a) {
+  if (a.dt != DType::f32 || a.K % 4 != 0 || a.K == 0) return false;
   if (reinterpret_cast<uintptr_t>(a.A) & 15) return false;  // the split reads A as float4; the planes are cudaMalloc'ed
-  return sm90_tf32_kn_supported(a);
+  // B[K, N]: M-major fragments, bias-free; W[N, K]: K-major fragments through a tensor map of W (16-byte aligned,
+  // rows of K % 4 floats), the bias added per row of C^T.
+  return a.b_layout == GemmLayout::kn ? sm90_tf32_kn_supported(a) : sm90_supported(sm90_transposed_problem(a), true);
 }
 
-void gemm_tf32x3_kn(const GemmArgs& a, cudaStream_t s) { gemm_tf32x3_kn(a, tf32x3_kn_config(a), 0, s); }
+bool tf32x3_split_a_takes(Sm90Config c, const GemmArgs& a) {
+  const Sm90Shape& k = sm90_shape(c);
+  return k.cl == 1 && sm90_config_takes(c, DType::f32, GemmLayout::kn) && k.bn <= (a.bias == nullptr ? 192 : 128);
+}
 
-void gemm_tf32x3_kn(const GemmArgs& a, Sm90Config c, int splits, cudaStream_t s) {
-  FW_REQUIRE(tf32x3_kn_supported(a), "gemm_tf32x3_kn: needs fp32, B as [K, N], no bias, K and N multiples of 4, "
-                                     "a 16-byte aligned A and cc 9.0");
+void gemm_tf32x3_split_a(const GemmArgs& a, cudaStream_t s) {
+  gemm_tf32x3_split_a(a, tf32x3_split_a_config(a), 0, s);
+}
+
+void gemm_tf32x3_split_a(const GemmArgs& a, Sm90Config c, int splits, cudaStream_t s) {
+  FW_REQUIRE(tf32x3_split_a_supported(a), "gemm_tf32x3_split_a: needs fp32, K a multiple of 4, a 16-byte aligned A "
+                                          "and cc 9.0, and B as [K, N] (no bias, N a multiple of 4) or a 16-byte "
+                                          "aligned W as [N, K]");
+  FW_REQUIRE(tf32x3_split_a_takes(c, a), std::string("gemm_tf32x3_split_a: the ") + sm90_config_name(c) +
+                                             " configuration does not take this call (tf32x3_split_a_takes)");
   void* planes = scratch(Scratch::tf32x3_a, size_t(a.batch * a.M * 2 * a.K) * sizeof(float));
   GemmArgs g = with_a_planes(a, planes);
   if (splits == 0 && sm90_one_round(g, c)) g.launch = GemmLaunch::dependent;
@@ -176,19 +189,24 @@ Sm90Config tf32x3_config(const GemmArgs& a) {
 // tiles; they read A's parts from L2 twice as often). H100, bench_ops, three turns of one lease: [64, 4096] @
 // [4096, 4096] 50.56 us on 128x128 in four splits, 38.30 on 64x64 in two, 33.70 on 128x64 in four (LibTorch 56.13);
 // [16, 4096] @ [4096, 4096] 48.67, 37.17, 31.71 (76.93); [64, 4096] @ [4096, 1024], where 128x64's 32 tiles split
-// in two fill half the SMs, 16.06 on 64x64 against the SIMT kernel's 26.98 (21.98). gemm_sweep --dtype fp32 times
-// every configuration and split.
-Sm90Config tf32x3_kn_config(const GemmArgs& a) {
+// in two fill half the SMs, 16.06 on 64x64 against the SIMT kernel's 26.98 (21.98). W[N, K] on the same rule (H200
+// GPU a05d38ee, gemm_sweep, us): [16 | 64, 4096] x 4096^2 30.0 / 31.3 on 128x64 in four, within 1-2% of the best
+// configuration. Where 128x64 tiles in at most one round do not fill a wave and 64x64 take two unsplit rounds, the rule
+// misses: [4, 4096] x [11008, 4096] nk 121.6 on 64x64 against 62.0 on 128x64 in three (kn alike, 127.1 against 62.0).
+// gemm_sweep --dtype fp32 times every configuration and split.
+Sm90Config tf32x3_split_a_config(const GemmArgs& a) {
   if (a.M > 64) return Sm90Config::bm128_bn128_cl1;
-  return fills_a_wave(tf32x3_kn_ctas(a, Sm90Config::bm128_bn64), device_props().sms) ? Sm90Config::bm128_bn64
-                                                                                     : Sm90Config::bm64_bn64;
+  return fills_a_wave(tf32x3_split_a_ctas(a, Sm90Config::bm128_bn64), device_props().sms) ? Sm90Config::bm128_bn64
+                                                                                          : Sm90Config::bm64_bn64;
 }
 
-int tf32x3_kn_splits(const GemmArgs& a) { return sm90_splitk(with_a_planes(a, a.A), tf32x3_kn_config(a)); }
+int tf32x3_split_a_splits(const GemmArgs& a) {
+  return sm90_splitk(with_a_planes(a, a.A), tf32x3_split_a_config(a));
+}
 
-int64_t tf32x3_kn_ctas(const GemmArgs& a, Sm90Config c) {
+int64_t tf32x3_split_a_ctas(const GemmArgs& a, Sm90Config c) {
   const Sm90Shape& k = sm90_shape(c);
-  return sm90_tiles(sm90_tf32_kn_problem(a), k.bm, k.bn) * sm90_splitk(with_a_planes(a, a.A), c);
+  return sm90_tiles(sm90_transposed_problem(a), k.bm, k.bn) * sm90_splitk(with_a_planes(a, a.A), c);
 }
 
 }  // namespace fw::detail

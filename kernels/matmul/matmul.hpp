@@ -16,17 +16,21 @@
 //                     that the cluster GEMV below takes stays on it.
 //   fp32, B[K,N], M = 1, batch 1, N >= 2048, K >= 1024, 16-byte aligned, cc 9.0: the GEMV below
 //                     (gemv_sm90.cu), 4 columns a lane.
-//   fp32, B[K,N], cc 9.0, no bias, K % 4 == N % 4 == 0, 16-byte aligned, where 128x128 tiles of C^T times
-//                     the K splits fill about a wave: 3xTF32 in the kernel (gemm_tf32x3.cu, gemm_tf32x3_kn). A
-//                     is split into a scratch as big and small planes; the TF32 kernel of C^T = B^T A^T above
-//                     loads B^T's tiles as they lie, splits each register fragment into its TF32 parts (the small
-//                     one left for the tensor cores to truncate, tf32_split.hpp) and issues the three products of
-//                     every k-step, each k-block's sum added in fp32. B is read once and never rewritten. Error
-//                     against fp64 (H100, normal operands, test_gemm_configs): normwise 3.0-3.4e-7, K = 128-4096.
 //   W[N,K], M = 1, batch 1, N >= 2048, K >= 1024 (fp32, fp16, bf16): the row engine of the reductions over W's
 //                     rows with a dot-product reducer (gemv_nk.cu): a warp a row, four 16-byte loads of W and of x a
 //                     lane in flight together.
-//   fp32, M <= 16     streaming kernel over B with split-K (gemm_skinny.cu), batch 1 only.
+//   fp32, cc 9.0, K % 4 == 0, 16-byte aligned, B[K,N] (no bias, N % 4 == 0) or W[N,K], where the tiles of C^T
+//                     times the K splits fill about a wave: 3xTF32 in the kernel (gemm_tf32x3.cu,
+//                     gemm_tf32x3_split_a). A is split into a scratch as big and small planes; the TF32 kernel of
+//                     the transposed problem C^T = B^T A^T (or W A^T) loads B^T's (W's) tiles as they lie, splits
+//                     each register fragment into its TF32 parts (the small one left for the tensor cores to
+//                     truncate, tf32_split.hpp) and issues the three products of every k-step, each k-block's sum
+//                     added in fp32 (+ a linear layer's bias). B is read once and never rewritten. Error against
+//                     fp64 (normal operands, test_gemm_configs, K = 128-4096): normwise 3.0-3.4e-7 for B[K,N]
+//                     (H100), 3.0-3.5e-7 for W[N,K] with its bias (H200).
+//   fp32, M <= 16     streaming kernel over B with split-K (gemm_skinny.cu), batch 1 only; before the 3xTF32 in
+//                     the kernel above up to M = 4 with W[N,K] and M = 2 with B[K,N], where it was measured faster
+//                     (gemm.cu, skinny_beats_split_a).
 //   fp32, cc 9.0, K % 4 == 0, 16-byte aligned, M·N / (M + N) >= 512 and K >= 512: 3xTF32 (gemm_tf32x3.cu).
 //                     A and B split into TF32 pairs (big + small, tf32_split.hpp), written to scratches as
 //                     [A_big | A_big | A_small] and [B_big | B_small | B_big] (B[K,N] transposed first), and

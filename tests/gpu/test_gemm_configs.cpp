@@ -7,9 +7,9 @@
 // is exact: the only error left is the one rounding of C to its type, at most half an ulp (TF32 with fp32
 // C: none). Shapes with tails in M, N and K, a batch, decode-like M = 1, and more tiles than SMs. TF32 with B
 // as [K, N] runs the transposed problem with A's fragments from registers (sm90_tf32_kn_supported), on every
-// cluster-free configuration, split and unsplit, and so does its 3xTF32 form (gemm_tf32x3_kn: A's parts as
-// planes, the fragments split in the kernel; the small parts of these operands are zero) on those at most
-// 192 wide.
+// cluster-free configuration, split and unsplit, and so does 3xTF32 in the kernel of either layout
+// (gemm_tf32x3_split_a: A's parts as planes, B^T's or W's fragments split in the kernel, W's with the bias; the
+// small parts of these operands are zero) on those at most 192 wide.
 // Skipped, with the reason, without a GPU or where the sm_90a kernels cannot run (not cc 9.0).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -136,19 +136,29 @@ void check_all(DType dt, GemmLayout layout, bool with_bias, const Dims& d, int& 
     const bool cluster = fw::detail::sm90_shape(c).cl > 1;
     // Per-k-block sums: TF32 tiles at most 192 wide, cluster pairs included, not a K-pair (tensor-core sums only).
     const bool block_sums = tf32 && fw::detail::sm90_shape(c).bn <= 192 && !fw::detail::sm90_shape(c).k_split;
-    // splits 1 and 3; TF32 also with per-k-block sums (-1, -3: split in three), on tiles at most 192 wide: for
-    // B as [K, N] that is 3xTF32 in the kernel.
-    for (int splits : {1, 3, -1, -3}) {
-      if (std::abs(splits) > 1 && (cluster || (tf32 && !tf32_kn))) continue;  // split-K: 16-bit and TF32 B[K, N], cluster-free
-      if (splits < 0 && !block_sums) continue;
-      if (tf32_kn && cluster) continue;  // cluster-free
+    // splits 1 and 3; TF32 also with per-k-block sums, on tiles at most 192 wide: W as [N, K] unsplit, and 3xTF32
+    // in the kernel of either layout (for B as [K, N] the only per-k-block form), split in one and in three.
+    enum class Form { plain, block_sums, split_a };
+    struct Mode {
+      int splits;
+      Form form;
+    };
+    for (const Mode& m : {Mode{1, Form::plain}, Mode{3, Form::plain}, Mode{1, Form::block_sums},
+                          Mode{1, Form::split_a}, Mode{3, Form::split_a}}) {
+      const int splits = m.splits;
+      if (m.form != Form::plain && !block_sums) continue;
+      if (m.form == Form::block_sums && tf32_kn) continue;  // B as [K, N]: per-k-block sums are 3xTF32's only
+      if (m.form == Form::split_a && !(tf32 && fw::detail::tf32x3_split_a_takes(c, args))) continue;
+      if (splits > 1 && (cluster || (tf32 && !tf32_kn && m.form != Form::split_a)))
+        continue;  // split-K: 16-bit, and TF32 of the transposed problem, cluster-free
+      if ((tf32_kn || m.form == Form::split_a) && cluster) continue;  // the transposed problem: cluster-free
       GemmArgs run = args;
       CUDA_OK(cudaMemset(dc, 0xFF, got.size()));        // NaN in every type: an unwritten element fails
-      if (splits < 0 && tf32_kn) {
-        fw::detail::gemm_tf32x3_kn(run, c, -splits, nullptr);
+      if (m.form == Form::split_a) {
+        fw::detail::gemm_tf32x3_split_a(run, c, splits, nullptr);
       } else {
-        if (splits < 0) run.accumulate = fw::detail::Accumulate::per_k_block;
-        fw::detail::gemm_sm90(run, c, nullptr, std::abs(splits));
+        if (m.form == Form::block_sums) run.accumulate = fw::detail::Accumulate::per_k_block;
+        fw::detail::gemm_sm90(run, c, nullptr, splits);
       }
       CUDA_OK(cudaDeviceSynchronize());
       CUDA_OK(cudaMemcpy(got.data(), dc, got.size(), cudaMemcpyDeviceToHost));
@@ -160,9 +170,10 @@ void check_all(DType dt, GemmLayout layout, bool with_bias, const Dims& d, int& 
           ADD_FAILURE() << opbench::dtype_name(dt) << (layout == GemmLayout::nk ? " nk" : " kn")
                         << (with_bias ? " +bias" : "") << " " << B << "x" << M << "x" << N << "x" << K << " "
                         << fw::detail::sm90_config_name(c)
-                        << (splits < 0 ? (tf32_kn ? " 3xTF32 splits " : " block sums splits ") +
-                                             std::to_string(-splits)
-                                       : " splits " + std::to_string(splits))
+                        << (m.form == Form::split_a      ? " 3xTF32 in the kernel"
+                            : m.form == Form::block_sums ? " block sums"
+                                                         : "")
+                        << " splits " << splits
                         << ": C[" << i << "] = " << g
                         << ", exact " << ref[i];
         }
@@ -267,8 +278,9 @@ struct Tf32x3Error {
   double rel_l2 = 0, worst_vs_abs_sum = 0;
 };
 
-// How the product runs: gemm_tf32x3, gemm_tf32x3_kn (B as [K, N], no bias) or one TF32 pass (sm90_pick's).
-enum class Method { tf32x3, tf32x3_kn, one_pass };
+// How the product runs: gemm_tf32x3, gemm_tf32x3_split_a (3xTF32 in the kernel; B as [K, N] without a bias) or
+// one TF32 pass (sm90_pick's).
+enum class Method { tf32x3, tf32x3_split_a, one_pass };
 
 Tf32x3Error tf32x3_error(GemmLayout layout, const Dims& d, Method method) {
   const int64_t B = d.batch, M = d.M, N = d.N, K = d.K;
@@ -293,14 +305,14 @@ Tf32x3Error tf32x3_error(GemmLayout layout, const Dims& d, Method method) {
   EXPECT_EQ(cudaMemcpy(da, a.data(), a.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
   EXPECT_EQ(cudaMemcpy(db, b.data(), b.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
   EXPECT_EQ(cudaMemcpy(dbias, bias.data(), bias.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
-  const bool with_bias = method != Method::tf32x3_kn;
+  const bool with_bias = layout == GemmLayout::nk || method != Method::tf32x3_split_a;
   const GemmArgs args{DType::f32, layout, da, db, with_bias ? dbias : nullptr, dc, B, M, N, K};
   if (method == Method::tf32x3) {
     EXPECT_TRUE(fw::detail::tf32x3_supported(args));
     fw::detail::gemm_tf32x3(args, nullptr);
-  } else if (method == Method::tf32x3_kn) {
-    EXPECT_TRUE(fw::detail::tf32x3_kn_supported(args));
-    fw::detail::gemm_tf32x3_kn(args, nullptr);
+  } else if (method == Method::tf32x3_split_a) {
+    EXPECT_TRUE(fw::detail::tf32x3_split_a_supported(args));
+    fw::detail::gemm_tf32x3_split_a(args, nullptr);
   } else {
     fw::detail::gemm_sm90(args, fw::detail::sm90_pick(args), nullptr);
   }
@@ -336,14 +348,16 @@ TEST_F(GemmConfigs, Tf32x3HasFp32Accuracy) {
   const GemmArgs probe{DType::f32, GemmLayout::nk, dummy, dummy, nullptr, dummy, 1, 64, 64, 64};
   if (!fw::detail::tf32x3_supported(probe))
     GTEST_SKIP() << "the sm_90a wgmma kernels do not run on this GPU (cc 9.0 only)";
-  // B as [K, N] both ways: B transposed and split (gemm_tf32x3), and split in the kernel (gemm_tf32x3_kn).
+  // Both layouts both ways: B split in memory (gemm_tf32x3; B as [K, N] transposed first), and in the kernel
+  // (gemm_tf32x3_split_a).
   struct Run {
     GemmLayout layout;
     Method method;
     const char* name;
   };
   for (const Run& r : {Run{GemmLayout::nk, Method::tf32x3, "nk "}, Run{GemmLayout::kn, Method::tf32x3, "kn "},
-                       Run{GemmLayout::kn, Method::tf32x3_kn, "kn in-kernel "}})
+                       Run{GemmLayout::kn, Method::tf32x3_split_a, "kn in-kernel "},
+                       Run{GemmLayout::nk, Method::tf32x3_split_a, "nk in-kernel "}})
     for (const Dims& d : {Dims{1, 200, 456, 520}, Dims{3, 70, 200, 136}, Dims{1, 1, 384, 256}, Dims{1, 256, 256, 2048},
                           Dims{2, 1100, 1000, 128}, Dims{1, 64, 1024, 4096}}) {
       const Tf32x3Error e = tf32x3_error(r.layout, d, r.method);
