@@ -15,7 +15,8 @@
 //     M <= 2 (B[K,N]) (skinny_beats_split_a)
 //   fp32, cc 9.0, K % 4 == 0, B[K,N]      -> 3xTF32 in the kernel: A split into planes, the transposed problem's
 //     (no bias, N % 4 == 0) or W[N,K],      TF32 kernel splitting B^T's or W's fragments itself (gemm_tf32x3.cu,
-//     a wave of tiles x splits               gemm_tf32x3_split_a), fp32 accuracy
+//     a wave of tiles x splits (half       gemm_tf32x3_split_a), fp32 accuracy
+//     a wave at M <= 64)
 //     (tf32x3_split_a_pays)
 //   fp32, M <= 16, batch 1, otherwise     -> skinny streaming kernel (gemm_skinny.cu)
 //   fp32, cc 9.0, K % 4 == 0, large enough -> 3xTF32: split operands, the TF32 wgmma kernel with K tripled
@@ -114,15 +115,18 @@ enum class Path {
 // (bmm 448x1024x1024x64 1814 against 1687).
 bool tf32x3_pays(const detail::GemmArgs& a) { return a.M * a.N >= 512 * (a.M + a.N) && a.K >= 512; }
 
-// Whether 3xTF32 in the kernel (B as it lies, only A split; gemm_tf32x3_split_a) runs at least about a wave: its
-// tiles of the transposed problem (tf32x3_split_a_config) times its K splits fill 9/10 of the SMs. There, with B as
-// [K, N], it beat every other fp32 path on every shape measured, the skinny kernel and the 3xTF32 of a transposed,
-// split B included (H100, bench_ops, one lease: matmul 64x4096x4096 50.0 against SIMT's 62.1 us, 16x4096x4096 48.2
-// against skinny's 59.3, 1024^3 32.9 against 45.7, 4096^3 1075 against 1629, bmm 8x512^3 28.4 against 54.5);
-// below a wave it lost (matmul 512^3, 16 tiles: 20.7 against SIMT's 13.5 us; bmm 8x256^3, 32 tiles: 14.5 against
-// 10.9).
+// Whether 3xTF32 in the kernel (B as it lies, only A split; gemm_tf32x3_split_a) pays: its tiles of the transposed
+// problem times its K splits (tf32x3_split_a_choice) fill about a wave (9/10 of the SMs), or half of one at
+// decode-like M (at most 64). With a wave, and B as [K, N], it beat every other fp32 path on every shape measured, the
+// skinny kernel and the 3xTF32 of a transposed, split B included (H100, bench_ops, one lease: matmul 64x4096x4096
+// 50.0 against SIMT's 62.1 us, 16x4096x4096 48.2 against skinny's 59.3, 1024^3 32.9 against 45.7, 4096^3 1075
+// against 1629, bmm 8x512^3 28.4 against 54.5); below a wave it lost (matmul 512^3, 16 tiles: 20.7 against SIMT's
+// 13.5 us; bmm 8x256^3, 32 tiles: 14.5 against 10.9). At decode-like M its 128x64 tiles stream B: with 64 CTAs
+// ([16 | 64, 4096] x [1024, 4096], eight splits) 19.6 / 19.9 us against SIMT's 23.4 / 28.5 (H200 GPU 983c8f9a,
+// gemm_sweep; notes/performance.md, fifty-first round).
 bool tf32x3_split_a_pays(const detail::GemmArgs& a) {
-  return detail::fills_a_wave(detail::tf32x3_split_a_ctas(a, detail::tf32x3_split_a_config(a)), device_props().sms);
+  const int64_t ctas = detail::tf32x3_split_a_ctas(a);
+  return detail::fills_a_wave(a.M <= 64 ? 2 * ctas : ctas, device_props().sms);
 }
 
 // Whether the skinny kernel (gemm_skinny.cu), whose time grows with M, comes before 3xTF32 in the kernel, whose
@@ -225,10 +229,10 @@ std::string gemm_path(DType dt, GemmLayout b_layout, const void* A, const void* 
       return std::string(b_layout == GemmLayout::kn ? "transpose_b + " : "") + "tf32x3 split + sm90_tma_wgmma_tf32 " +
              detail::sm90_config_name(detail::tf32x3_config(a));
     case Path::tf32x3_split_a: {
-      const int splits = detail::tf32x3_split_a_splits(a);
+      const detail::Sm90Choice c = detail::tf32x3_split_a_choice(a);
+      const int splits = detail::sm90_splits_run(a, c.splits);
       return std::string("tf32x3 split A + sm90_tma_wgmma_tf32x3 ") +
-             (b_layout == GemmLayout::kn ? "C^T = B^T A^T " : "C^T = W A^T ") +
-             detail::sm90_config_name(detail::tf32x3_split_a_config(a)) +
+             (b_layout == GemmLayout::kn ? "C^T = B^T A^T " : "C^T = W A^T ") + detail::sm90_config_name(c.config) +
              (splits > 1 ? " split-K " + std::to_string(splits) : "");
     }
     case Path::mma: return (detail::mma_vector_ok(a) ? "mma_sync" + tf32 + "_cp_async" : "mma_sync" + tf32 + "_scalar");

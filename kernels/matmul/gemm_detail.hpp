@@ -153,9 +153,11 @@ bool tf32x3_split_a_supported(const GemmArgs& a);
 // Whether configuration c runs such a call: cluster-free and at most 192 wide (the block sums' second set of
 // accumulators), 128 with a bias (the 192-wide tile's bias epilogue spilled).
 bool tf32x3_split_a_takes(Sm90Config c, const GemmArgs& a);
-Sm90Config tf32x3_split_a_config(const GemmArgs& a);  // the tile configuration its GEMM runs
-int tf32x3_split_a_splits(const GemmArgs& a);         // and its split-K count (1: none)
-int64_t tf32x3_split_a_ctas(const GemmArgs& a, Sm90Config c);  // its GEMM's tiles times splits on configuration c
+Sm90Choice tf32x3_split_a_choice(const GemmArgs& a);  // the tile configuration and split-K count its GEMM runs
+int64_t tf32x3_split_a_ctas(const GemmArgs& a);        // and their tiles times splits
+// The split-K count of decode-like M (at most 64) on 128x64 tiles of the transposed problem: `tiles` tiles of `nkb`
+// k-blocks on `sms` SMs (gemm_tf32x3.cu says how). Pure, for a CPU test.
+int tf32x3_decode_splits(int64_t tiles, int64_t nkb, int sms);
 void gemm_tf32x3_split_a(const GemmArgs& a, cudaStream_t s);
 void gemm_tf32x3_split_a(const GemmArgs& a, Sm90Config c, int splits, cudaStream_t s);
 

@@ -148,7 +148,8 @@ bool tf32x3_split_a_takes(Sm90Config c, const GemmArgs& a) {
 }
 
 void gemm_tf32x3_split_a(const GemmArgs& a, cudaStream_t s) {
-  gemm_tf32x3_split_a(a, tf32x3_split_a_config(a), 0, s);
+  const Sm90Choice c = tf32x3_split_a_choice(a);
+  gemm_tf32x3_split_a(a, c.config, c.splits, s);
 }
 
 void gemm_tf32x3_split_a(const GemmArgs& a, Sm90Config c, int splits, cudaStream_t s) {
@@ -159,7 +160,11 @@ void gemm_tf32x3_split_a(const GemmArgs& a, Sm90Config c, int splits, cudaStream
                                              " configuration does not take this call (tf32x3_split_a_takes)");
   void* planes = scratch(Scratch::tf32x3_a, size_t(a.batch * a.M * 2 * a.K) * sizeof(float));
   GemmArgs g = with_a_planes(a, planes);
-  if (splits == 0 && sm90_one_round(g, c)) g.launch = GemmLaunch::dependent;
+  // One round of tiles x splits: the GEMM queued as a dependent of the split (sm90_one_round says why only then).
+  const Sm90Shape& k = sm90_shape(c);
+  const int run = splits > 0 ? sm90_splits_run(g, splits) : sm90_splitk(g, c);
+  if (sm90_tiles(sm90_transposed_problem(g), k.bm, k.bn) * run <= sm90_resident_clusters(c))
+    g.launch = GemmLaunch::dependent;
   split<Parts::planes>(a.A, a.batch, a.M, a.K, planes, GemmLaunch::after_previous, s);
   gemm_sm90(g, c, s, splits);
 }
@@ -184,29 +189,38 @@ Sm90Config tf32x3_config(const GemmArgs& a) {
 // bench_ops, one lease: against 128x192 (three stages) bmm 32x512^3 111 against 121 us, 448x1024x1024x64 979
 // against 1121; the 64-row tiles (one consumer) ran the decode [64, 4096] @ [4096, 4096] in 91 us against 72 on
 // 128x128 with the fragments split as tf32_split does, before the cheaper split (50 us on 128x128).
-// Decode-like M (at most 64: the transposed problem's N): a 128-wide tile spends half its tensor work on columns
-// past N, so 128x64 tiles, where their tiles times their K splits fill 9/10 of the SMs, else 64x64 (twice the
-// tiles; they read A's parts from L2 twice as often). H100, bench_ops, three turns of one lease: [64, 4096] @
-// [4096, 4096] 50.56 us on 128x128 in four splits, 38.30 on 64x64 in two, 33.70 on 128x64 in four (LibTorch 56.13);
-// [16, 4096] @ [4096, 4096] 48.67, 37.17, 31.71 (76.93); [64, 4096] @ [4096, 1024], where 128x64's 32 tiles split
-// in two fill half the SMs, 16.06 on 64x64 against the SIMT kernel's 26.98 (21.98). W[N, K] on the same rule (H200
-// GPU a05d38ee, gemm_sweep, us): [16 | 64, 4096] x 4096^2 30.0 / 31.3 on 128x64 in four, within 1-2% of the best
-// configuration. Where 128x64 tiles in at most one round do not fill a wave and 64x64 take two unsplit rounds, the rule
-// misses: [4, 4096] x [11008, 4096] nk 121.6 on 64x64 against 62.0 on 128x64 in three (kn alike, 127.1 against 62.0).
-// gemm_sweep --dtype fp32 times every configuration and split.
-Sm90Config tf32x3_split_a_config(const GemmArgs& a) {
-  if (a.M > 64) return Sm90Config::bm128_bn128_cl1;
-  return fills_a_wave(tf32x3_split_a_ctas(a, Sm90Config::bm128_bn64), device_props().sms) ? Sm90Config::bm128_bn64
-                                                                                          : Sm90Config::bm64_bn64;
+// Decode-like M (at most 64: the transposed problem's N, one column of 64-wide tiles): 128x64 tiles (a 128-wide tile
+// spends half its tensor work on columns past N; H100, bench_ops, three turns of one lease: [64, 4096] @ [4096, 4096]
+// 50.56 us on 128x128 in four splits, 38.30 on 64x64 in two, 33.70 on 128x64 in four), split by tf32x3_decode_splits.
+Sm90Choice tf32x3_split_a_choice(const GemmArgs& a) {
+  if (a.M > 64) return {Sm90Config::bm128_bn128_cl1, sm90_splitk(with_a_planes(a, a.A), Sm90Config::bm128_bn128_cl1)};
+  const int64_t tiles = sm90_tiles(sm90_transposed_problem(a), 128, 64);
+  return {Sm90Config::bm128_bn64, tf32x3_decode_splits(tiles, ceil_div(a.K, int64_t(32)), device_props().sms)};
 }
 
-int tf32x3_split_a_splits(const GemmArgs& a) {
-  return sm90_splitk(with_a_planes(a, a.A), tf32x3_split_a_config(a));
+// The fewest rounds of tiles x s over the SMs per split, each split charged 0.02 of a round (its partial sums and
+// their share of the reduction); chunks of at least 16 k-blocks (512 of K). H200 GPU 983c8f9a (x133, gemm_sweep
+// --dtype fp32, every configuration and split, M = 16 and 64, K = 4096, N = 1024..14336, both layouts;
+// notes/performance.md, fifty-first round): its pick was the fastest configuration at N = 2048..14336, within 5.3% of
+// it at [16, 1024] x [11008, 1024] (one split against three), and 5-11% behind 64x64 tiles in eight splits at N = 1024.
+// The rule before (splits within one round; 64x64 tiles where 128x64 did not fill a wave) ran N = 11008 and 14336 on
+// 64x64 tiles in two rounds (122 us against 62 and 81) and left N = 3072..6144 to the skinny or SIMT kernel (54-132 us
+// against 29-43).
+int tf32x3_decode_splits(int64_t tiles, int64_t nkb, int sms) {
+  int best = 1;
+  double best_cost = 0;
+  for (int s : kSm90SplitCounts) {  // ascending
+    if (s > 1 && nkb / s < 16) break;
+    const double cost = double(ceil_div(tiles * s, int64_t(sms))) / s + 0.02 * s;
+    if (s == 1 || cost < best_cost) best = s, best_cost = cost;
+  }
+  return best;
 }
 
-int64_t tf32x3_split_a_ctas(const GemmArgs& a, Sm90Config c) {
-  const Sm90Shape& k = sm90_shape(c);
-  return sm90_tiles(sm90_transposed_problem(a), k.bm, k.bn) * sm90_splitk(with_a_planes(a, a.A), c);
+int64_t tf32x3_split_a_ctas(const GemmArgs& a) {
+  const Sm90Choice c = tf32x3_split_a_choice(a);
+  const Sm90Shape& k = sm90_shape(c.config);
+  return sm90_tiles(sm90_transposed_problem(a), k.bm, k.bn) * sm90_splits_run(a, c.splits);
 }
 
 }  // namespace fw::detail

@@ -20,12 +20,12 @@
 //                     rows with a dot-product reducer (gemv_nk.cu): a warp a row, four 16-byte loads of W and of x a
 //                     lane in flight together.
 //   fp32, cc 9.0, K % 4 == 0, 16-byte aligned, B[K,N] (no bias, N % 4 == 0) or W[N,K], where the tiles of C^T
-//                     times the K splits fill about a wave: 3xTF32 in the kernel (gemm_tf32x3.cu,
-//                     gemm_tf32x3_split_a). A is split into a scratch as big and small planes; the TF32 kernel of
-//                     the transposed problem C^T = B^T A^T (or W A^T) loads B^T's (W's) tiles as they lie, splits
-//                     each register fragment into its TF32 parts (the small one left for the tensor cores to
-//                     truncate, tf32_split.hpp) and issues the three products of every k-step, each k-block's sum
-//                     added in fp32 (+ a linear layer's bias). B is read once and never rewritten. Error against
+//                     times the K splits fill about a wave (half of one at M <= 64): 3xTF32 in the kernel
+//                     (gemm_tf32x3.cu, gemm_tf32x3_split_a). A is split into a scratch as big and small planes;
+//                     the TF32 kernel of the transposed problem C^T = B^T A^T (or W A^T) loads B^T's (W's) tiles as
+//                     they lie, splits each register fragment into its TF32 parts (the small one left for the
+//                     tensor cores to truncate, tf32_split.hpp) and issues the three products of every k-step, each
+//                     k-block's sum added in fp32 (+ a linear layer's bias). B is read once and never rewritten. Error against
 //                     fp64 (normal operands, test_gemm_configs, K = 128-4096): normwise 3.0-3.4e-7 for B[K,N]
 //                     (H100), 3.0-3.5e-7 for W[N,K] with its bias (H200).
 //   fp32, M <= 16     streaming kernel over B with split-K (gemm_skinny.cu), batch 1 only; before the 3xTF32 in

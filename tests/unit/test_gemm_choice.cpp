@@ -190,7 +190,7 @@ TEST(GemmChoice, KPairOnlyForLongKOnHalfTheSms) {
 }
 
 // TF32 (fp32 data) takes the K-pair by the same rule, with W as [N, K] only: its k-blocks hold 32 elements, so
-// K = 1024 is 32 of them; B as [K, N] runs the transposed problem on cluster-free A_MN kernels.
+// K = 1024 is 32 of them; B as [K, N] runs the transposed problem on cluster-free register-A kernels.
 TEST(GemmChoice, Tf32KPairWithWAsNK) {
   using fw::detail::Sm90Config;
   const auto pick = [](int64_t M, int64_t N, int64_t K) {
@@ -205,6 +205,28 @@ TEST(GemmChoice, Tf32KPairWithWAsNK) {
   EXPECT_FALSE(fw::detail::sm90_config_takes(Sm90Config::bm64_bn64_k2, fw::DType::f32, fw::GemmLayout::kn));
   EXPECT_TRUE(fw::detail::sm90_config_takes(Sm90Config::bm64_bn64_k2, fw::DType::bf16, fw::GemmLayout::kn));
   EXPECT_FALSE(fw::detail::sm90_config_takes(Sm90Config::bm128_bn224, fw::DType::f32, fw::GemmLayout::nk));
+}
+
+// 3xTF32 in the kernel at decode-like M splits its 128x64 tiles by tf32x3_decode_splits. Each expectation is the split
+// count of the fastest configuration gemm_sweep --dtype fp32 measured (H200 GPU 983c8f9a, M = 16 and 64, both layouts,
+// K = 4096; notes/performance.md, fifty-first round), at N = 1024 the fastest 128x64 one (64x64 in eight splits was
+// 5-11% faster there), and at K = 1024 the pick within 5.3% of the fastest (three splits, whose chunks of 10-11
+// k-blocks the rule does not take).
+TEST(GemmChoice, Tf32x3DecodeSplitsAsMeasured) {
+  const auto splits = [](int64_t N, int64_t K) {
+    return fw::detail::tf32x3_decode_splits(N / 128, K / 32, kHopperSms);
+  };
+  EXPECT_EQ(splits(1024, 4096), 8);
+  EXPECT_EQ(splits(2048, 4096), 8);
+  EXPECT_EQ(splits(3072, 4096), 4);
+  EXPECT_EQ(splits(4096, 4096), 4);
+  EXPECT_EQ(splits(4352, 4096), 3);
+  EXPECT_EQ(splits(6144, 4096), 8);
+  EXPECT_EQ(splits(8192, 4096), 2);
+  EXPECT_EQ(splits(11008, 4096), 3);
+  EXPECT_EQ(splits(14336, 4096), 1);
+  EXPECT_EQ(splits(11008, 1024), 1);
+  EXPECT_EQ(fw::detail::tf32x3_decode_splits(1, 8, kHopperSms), 1);  // K too short to split
 }
 
 // The row-engine GEMV (gemv_nk.cu) takes decode vectors with W as [N, K] in every dtype, where the skinny kernel took
