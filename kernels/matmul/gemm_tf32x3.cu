@@ -160,10 +160,13 @@ void gemm_tf32x3_split_a(const GemmArgs& a, Sm90Config c, int splits, cudaStream
                                              " configuration does not take this call (tf32x3_split_a_takes)");
   void* planes = scratch(Scratch::tf32x3_a, size_t(a.batch * a.M * 2 * a.K) * sizeof(float));
   GemmArgs g = with_a_planes(a, planes);
+  if (splits == 0) {  // by rule: the choice's count on its configuration, else the configuration's own
+    const Sm90Choice rule = tf32x3_split_a_choice(a);
+    splits = rule.config == c ? rule.splits : sm90_splitk(g, c);
+  }
   // One round of tiles x splits: the GEMM queued as a dependent of the split (sm90_one_round says why only then).
   const Sm90Shape& k = sm90_shape(c);
-  const int run = splits > 0 ? sm90_splits_run(g, splits) : sm90_splitk(g, c);
-  if (sm90_tiles(sm90_transposed_problem(g), k.bm, k.bn) * run <= sm90_resident_clusters(c))
+  if (sm90_tiles(sm90_transposed_problem(g), k.bm, k.bn) * sm90_splits_run(g, splits) <= sm90_resident_clusters(c))
     g.launch = GemmLaunch::dependent;
   split<Parts::planes>(a.A, a.batch, a.M, a.K, planes, GemmLaunch::after_previous, s);
   gemm_sm90(g, c, s, splits);
