@@ -162,9 +162,10 @@ Path choose(const detail::GemmArgs& a, bool allow_tf32) {
   }
   if (detail::gemv_supported(a)) return Path::gemv;
   if (detail::gemv_nk_supported(a)) return Path::gemv_nk;
-  if (detail::skinny_supported(a) && skinny_beats_split_a(a)) return Path::skinny;  // fp32
-  if (detail::tf32x3_split_a_supported(a) && tf32x3_split_a_pays(a)) return Path::tf32x3_split_a;  // fp32
-  if (detail::skinny_supported(a)) return Path::skinny;
+  // fp32: 3xTF32 in the kernel where it pays, but the skinny kernel first at the smallest M.
+  const bool split_a = detail::tf32x3_split_a_supported(a) && tf32x3_split_a_pays(a);
+  if (detail::skinny_supported(a) && (skinny_beats_split_a(a) || !split_a)) return Path::skinny;
+  if (split_a) return Path::tf32x3_split_a;
   if (a.dt == DType::f32) return detail::tf32x3_supported(a) && tf32x3_pays(a) ? Path::tf32x3 : Path::simt;
   if (detail::sm90_supported(a)) return Path::sm90;
   return Path::mma;

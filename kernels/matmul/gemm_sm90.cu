@@ -1435,7 +1435,7 @@ void launch_tf32(const GemmArgs& a, cudaStream_t s, int splits) {
   if (a.b_layout == GemmLayout::kn || a.a_split) {  // the transposed problem, fw::gemm's B through registers
     // a_split (3xTF32 in the kernel, gemm_tf32x3_split_a): A's parts as planes, block sums, at most 192 wide.
     const bool x3 = a.a_split, kn = a.b_layout == GemmLayout::kn;
-    FW_REQUIRE(CL == 1 && (kn ? sm90_tf32_kn_supported(a) : sm90_supported(sm90_transposed_problem(a), true)) &&
+    FW_REQUIRE(CL == 1 && (x3 ? tf32x3_split_a_supported(a) : sm90_tf32_kn_supported(a)) &&
                    a.accumulate == (x3 ? Accumulate::per_k_block : Accumulate::tensor_core),
                "gemm_sm90: TF32 of the transposed problem takes a cluster-free configuration, B as [K, N] without a "
                "bias or W as [N, K] with 3xTF32, and block sums exactly with A's 3xTF32 parts");

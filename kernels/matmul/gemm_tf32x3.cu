@@ -132,6 +132,12 @@ GemmArgs with_a_planes(const GemmArgs& a, const void* planes) {
   g.a_split = true;
   return g;
 }
+
+// The CTAs of the transposed problem's tiles on configuration c times the K splits a launch asking for `splits` runs.
+int64_t split_a_ctas(const GemmArgs& a, Sm90Config c, int splits) {
+  const Sm90Shape& k = sm90_shape(c);
+  return sm90_tiles(sm90_transposed_problem(a), k.bm, k.bn) * sm90_splits_run(a, splits);
+}
 }  // namespace
 
 bool tf32x3_split_a_supported(const GemmArgs& a) {
@@ -165,9 +171,7 @@ void gemm_tf32x3_split_a(const GemmArgs& a, Sm90Config c, int splits, cudaStream
     splits = rule.config == c ? rule.splits : sm90_splitk(g, c);
   }
   // One round of tiles x splits: the GEMM queued as a dependent of the split (sm90_one_round says why only then).
-  const Sm90Shape& k = sm90_shape(c);
-  if (sm90_tiles(sm90_transposed_problem(g), k.bm, k.bn) * sm90_splits_run(g, splits) <= sm90_resident_clusters(c))
-    g.launch = GemmLaunch::dependent;
+  if (split_a_ctas(a, c, splits) <= sm90_resident_clusters(c)) g.launch = GemmLaunch::dependent;
   split<Parts::planes>(a.A, a.batch, a.M, a.K, planes, GemmLaunch::after_previous, s);
   gemm_sm90(g, c, s, splits);
 }
@@ -222,8 +226,7 @@ int tf32x3_decode_splits(int64_t tiles, int64_t nkb, int sms) {
 
 int64_t tf32x3_split_a_ctas(const GemmArgs& a) {
   const Sm90Choice c = tf32x3_split_a_choice(a);
-  const Sm90Shape& k = sm90_shape(c.config);
-  return sm90_tiles(sm90_transposed_problem(a), k.bm, k.bn) * sm90_splits_run(a, c.splits);
+  return split_a_ctas(a, c.config, c.splits);
 }
 
 }  // namespace fw::detail
