@@ -15,8 +15,9 @@
 //     M <= 2 (B[K,N]) (skinny_beats_split_a)
 //   fp32, cc 9.0, K % 4 == 0, B[K,N]      -> 3xTF32 in the kernel: A split into planes, the transposed problem's
 //     (no bias, N % 4 == 0) or W[N,K],      TF32 kernel splitting B^T's or W's fragments itself (gemm_tf32x3.cu,
-//     a wave of tiles x splits (half       gemm_tf32x3_split_a), fp32 accuracy
-//     a wave at M <= 64)
+//     its CTAs fill half a wave at M <=     gemm_tf32x3_split_a), fp32 accuracy
+//     64; above, a wave of 128x128 tiles,
+//     or a quarter wave and K > 256
 //     (tf32x3_split_a_pays)
 //   fp32, M <= 16, batch 1, otherwise     -> skinny streaming kernel (gemm_skinny.cu)
 //   fp32, cc 9.0, K % 4 == 0, large enough -> 3xTF32: split operands, the TF32 wgmma kernel with K tripled
@@ -115,20 +116,6 @@ enum class Path {
 // (bmm 448x1024x1024x64 1814 against 1687).
 bool tf32x3_pays(const detail::GemmArgs& a) { return a.M * a.N >= 512 * (a.M + a.N) && a.K >= 512; }
 
-// Whether 3xTF32 in the kernel (B as it lies, only A split; gemm_tf32x3_split_a) pays: its tiles of the transposed
-// problem times its K splits (tf32x3_split_a_choice) fill about a wave (9/10 of the SMs), or half of one at
-// decode-like M (at most 64). With a wave, and B as [K, N], it beat every other fp32 path on every shape measured, the
-// skinny kernel and the 3xTF32 of a transposed, split B included (H100, bench_ops, one lease: matmul 64x4096x4096
-// 50.0 against SIMT's 62.1 us, 16x4096x4096 48.2 against skinny's 59.3, 1024^3 32.9 against 45.7, 4096^3 1075
-// against 1629, bmm 8x512^3 28.4 against 54.5); below a wave it lost (matmul 512^3, 16 tiles: 20.7 against SIMT's
-// 13.5 us; bmm 8x256^3, 32 tiles: 14.5 against 10.9). At decode-like M its 128x64 tiles stream B: with 64 CTAs
-// ([16 | 64, 4096] x [1024, 4096], eight splits) 19.6 / 19.9 us against SIMT's 23.4 / 28.5 (H200 GPU 983c8f9a,
-// gemm_sweep; notes/performance.md, fifty-first round).
-bool tf32x3_split_a_pays(const detail::GemmArgs& a) {
-  const int64_t ctas = detail::tf32x3_split_a_ctas(a);
-  return detail::fills_a_wave(a.M <= 64 ? 2 * ctas : ctas, device_props().sms);
-}
-
 // Whether the skinny kernel (gemm_skinny.cu), whose time grows with M, comes before 3xTF32 in the kernel, whose
 // decode-like tiles take M <= 64 for about the same time: up to M = 4 with W as [N, K], M = 2 with B as [K, N]. H200
 // GPU a05d38ee, gemm_sweep --dtype fp32 (notes/performance.md, fifty-first round), us, skinny against 3xTF32 in the
@@ -163,7 +150,7 @@ Path choose(const detail::GemmArgs& a, bool allow_tf32) {
   if (detail::gemv_supported(a)) return Path::gemv;
   if (detail::gemv_nk_supported(a)) return Path::gemv_nk;
   // fp32: 3xTF32 in the kernel where it pays, but the skinny kernel first at the smallest M.
-  const bool split_a = detail::tf32x3_split_a_supported(a) && tf32x3_split_a_pays(a);
+  const bool split_a = detail::tf32x3_split_a_supported(a) && detail::tf32x3_split_a_pays(a, device_props().sms);
   if (detail::skinny_supported(a) && (skinny_beats_split_a(a) || !split_a)) return Path::skinny;
   if (split_a) return Path::tf32x3_split_a;
   if (a.dt == DType::f32) return detail::tf32x3_supported(a) && tf32x3_pays(a) ? Path::tf32x3 : Path::simt;

@@ -154,10 +154,12 @@ bool tf32x3_split_a_supported(const GemmArgs& a);
 // accumulators), 128 with a bias (the 192-wide tile's bias epilogue spilled).
 bool tf32x3_split_a_takes(Sm90Config c, const GemmArgs& a);
 Sm90Choice tf32x3_split_a_choice(const GemmArgs& a);  // the tile configuration and split-K count its GEMM runs
-int64_t tf32x3_split_a_ctas(const GemmArgs& a);        // and their tiles times splits
-// The split-K count of decode-like M (at most 64) on 128x64 tiles of the transposed problem: `tiles` tiles of `nkb`
-// k-blocks on `sms` SMs (gemm_tf32x3.cu says how). Pure, for a CPU test.
-int tf32x3_decode_splits(int64_t tiles, int64_t nkb, int sms);
+Sm90Choice tf32x3_split_a_choice(const GemmArgs& a, int sms);  // the same on `sms` SMs (pure, for a CPU test)
+// Whether it pays against the SIMT and skinny kernels on `sms` SMs (gemm_tf32x3.cu says where; pure, for a CPU test).
+bool tf32x3_split_a_pays(const GemmArgs& a, int sms);
+// The split-K count of 128x64 tiles of the transposed problem (decode-like M, or less than a wave of 128x128 tiles):
+// `tiles` tiles of `nkb` k-blocks on `sms` SMs (gemm_tf32x3.cu says how). Pure, for a CPU test.
+int tf32x3_splits_by_rounds(int64_t tiles, int64_t nkb, int sms);
 void gemm_tf32x3_split_a(const GemmArgs& a, cudaStream_t s);
 void gemm_tf32x3_split_a(const GemmArgs& a, Sm90Config c, int splits, cudaStream_t s);
 

@@ -196,37 +196,62 @@ Sm90Config tf32x3_config(const GemmArgs& a) {
 // bench_ops, one lease: against 128x192 (three stages) bmm 32x512^3 111 against 121 us, 448x1024x1024x64 979
 // against 1121; the 64-row tiles (one consumer) ran the decode [64, 4096] @ [4096, 4096] in 91 us against 72 on
 // 128x128 with the fragments split as tf32_split does, before the cheaper split (50 us on 128x128).
-// Decode-like M (at most 64: the transposed problem's N, one column of 64-wide tiles): 128x64 tiles (a 128-wide tile
-// spends half its tensor work on columns past N; H100, bench_ops, three turns of one lease: [64, 4096] @ [4096, 4096]
-// 50.56 us on 128x128 in four splits, 38.30 on 64x64 in two, 33.70 on 128x64 in four), split by tf32x3_decode_splits.
-Sm90Choice tf32x3_split_a_choice(const GemmArgs& a) {
-  if (a.M > 64) return {Sm90Config::bm128_bn128_cl1, sm90_splitk(with_a_planes(a, a.A), Sm90Config::bm128_bn128_cl1)};
-  const int64_t tiles = sm90_tiles(sm90_transposed_problem(a), 128, 64);
-  return {Sm90Config::bm128_bn64, tf32x3_decode_splits(tiles, ceil_div(a.K, int64_t(32)), device_props().sms)};
+// 128x64 tiles, split by tf32x3_splits_by_rounds, where 128x128 tiles do not fill a wave, and at decode-like M (at
+// most 64: the transposed problem's N, one column of 64-wide tiles, where a 128-wide tile spends half its tensor work
+// on columns past N; H100, bench_ops, three turns of one lease: [64, 4096] @ [4096, 4096] 50.56 us on 128x128 in four
+// splits, 38.30 on 64x64 in two, 33.70 on 128x64 in four). Below a wave of 128x128 tiles, twice as many 128x64 tiles
+// fill the SMs where the wide ones leave half of them idle or split K: gemm_sweep --dtype fp32, us, on H200 GPUs
+// 58ff84fd and 49f0ef3c (notes/performance.md, fifty-first and fifty-second rounds): 1024^3 W[N, K] 28.0 / 28.1 on
+// 128x64 unsplit against 33.3 / 33.6 on 128x128 in two splits, 512^3 13.2 / 13.0 on 128x64 in four against 14.9 on
+// 128x128 in four, [128, 4096] x [4096, 4096] 49.0 on 128x64 in two against 52.9 on 128x128 in four. From a wave up
+// 128x128, unsplit (2048^3: 139.7 against 172.3 on 128x64; 128x128 tiles in splits measured slower than 128x64 tiles
+// wherever 128x128 did not fill a wave, and with a wave of tiles tf32_transposed_splits gives 1 too).
+Sm90Choice tf32x3_split_a_choice(const GemmArgs& a, int sms) {
+  const GemmArgs t = sm90_transposed_problem(a);
+  if (a.M > 64 && fills_a_wave(sm90_tiles(t, 128, 128), sms)) return {Sm90Config::bm128_bn128_cl1, 1};
+  return {Sm90Config::bm128_bn64, tf32x3_splits_by_rounds(sm90_tiles(t, 128, 64), ceil_div(a.K, int64_t(32)), sms)};
 }
 
+Sm90Choice tf32x3_split_a_choice(const GemmArgs& a) { return tf32x3_split_a_choice(a, device_props().sms); }
+
 // The fewest rounds of tiles x s over the SMs per split, each split charged 0.02 of a round (its partial sums and
-// their share of the reduction); chunks of at least 16 k-blocks (512 of K). H200 GPU 983c8f9a (x133, gemm_sweep
-// --dtype fp32, every configuration and split, M = 16 and 64, K = 4096, N = 1024..14336, both layouts;
-// notes/performance.md, fifty-first round): its pick was the fastest configuration at N = 2048..14336, within 5.3% of
-// it at [16, 1024] x [11008, 1024] (one split against three), and 5-11% behind 64x64 tiles in eight splits at N = 1024.
-// The rule before (splits within one round; 64x64 tiles where 128x64 did not fill a wave) ran N = 11008 and 14336 on
-// 64x64 tiles in two rounds (122 us against 62 and 81) and left N = 3072..6144 to the skinny or SIMT kernel (54-132 us
-// against 29-43).
-int tf32x3_decode_splits(int64_t tiles, int64_t nkb, int sms) {
+// their share of the reduction), at least one k-block a split. H200 GPU 983c8f9a (x133, gemm_sweep --dtype fp32, every
+// configuration and split, M = 16 and 64, K = 4096, N = 1024..14336, both layouts; notes/performance.md, fifty-first
+// round): its pick was the fastest configuration at N = 2048..14336, and 5-11% behind 64x64 tiles in eight splits at
+// N = 1024. Over the 117 shapes of x133-x136 (M = 8..1024, K = 256..4864; fifty-second round) its split count came
+// within 1.004x of the fastest 128x64 one on average, over 5% behind it at three (128x9728x896 six splits 44.1 us
+// against three 39.5, 768^3 three against one 24.0 / 22.1, 512x1152x896 25.7 / 23.9). Short K wants many short
+// splits: with at least 4 k-blocks a split the mean was 1.013x (256^3 in two splits 11.5 against eight 9.8, 320^3
+// 12.3 against 10.6), with 16 1.09x. The rule before (splits within one round; 64x64 tiles where 128x64 did not fill
+// a wave) ran N = 11008 and 14336 on 64x64 tiles in two rounds (122 us against 62 and 81) and left N = 3072..6144 to
+// the skinny or SIMT kernel (54-132 us against 29-43).
+int tf32x3_splits_by_rounds(int64_t tiles, int64_t nkb, int sms) {
   int best = 1;
   double best_cost = 0;
   for (int s : kSm90SplitCounts) {  // ascending
-    if (s > 1 && nkb / s < 16) break;
+    if (s > nkb) break;
     const double cost = double(ceil_div(tiles * s, int64_t(sms))) / s + 0.02 * s;
     if (s == 1 || cost < best_cost) best = s, best_cost = cost;
   }
   return best;
 }
 
-int64_t tf32x3_split_a_ctas(const GemmArgs& a) {
-  const Sm90Choice c = tf32x3_split_a_choice(a);
-  return split_a_ctas(a, c.config, c.splits);
+// Whether 3xTF32 in the kernel pays against the SIMT kernel (and the skinny kernel, gemm.cu): at decode-like M its CTAs
+// (tiles x splits) fill half a wave; above it, 128x128 tiles fill a wave, or the 128x64 tiles and their splits fill a
+// quarter of one over K > 256. With a wave, and B as [K, N], it beat every other fp32 path on every shape measured,
+// the 3xTF32 of a transposed, split B included (H100, bench_ops, one lease: 4096^3 1075 against SIMT's 1629 us, bmm
+// 8x512^3 28.4 against 54.5). Measured (gemm_sweep --dtype fp32, us, the rule's pick against SIMT; decode: H200 GPU
+// 983c8f9a, notes/performance.md, fifty-first round; above: H200 GPUs 49f0ef3c and af5deb9e, fifty-second round):
+// [16 | 64, 4096] x [1024, 4096] (64 CTAs) 19.6 / 19.9 against 23.4 / 28.5; above M = 64 faster at each of the 45
+// shapes and layouts measured with K > 256 and 64 or more CTAs, from 256x256x512 (64 CTAs: 10.9 against 12.2) and 320^3
+// (75: 10.6 against 12.3) to 512x896x4864 (112: 60.2 against 140.0) and 1024^3 (128: 28.1 against 65.3); slower with 16
+// CTAs (128x128x4096 18.7 against 14.7; none measured between 16 and 64, where the quarter wave divides) and at K = 256
+// (256^3 9.8 against 8.6, 512x512x256 11.8 against 11.3; bench_ops, bmm 8x256^3 in two splits 11.5 against 11.1).
+bool tf32x3_split_a_pays(const GemmArgs& a, int sms) {
+  const Sm90Choice c = tf32x3_split_a_choice(a, sms);
+  const int64_t ctas = split_a_ctas(a, c.config, c.splits);
+  if (a.M <= 64) return fills_a_wave(2 * ctas, sms);
+  return c.config == Sm90Config::bm128_bn128_cl1 || (a.K > 256 && 4 * ctas >= sms);
 }
 
 }  // namespace fw::detail

@@ -20,7 +20,8 @@
 //                     rows with a dot-product reducer (gemv_nk.cu): a warp a row, four 16-byte loads of W and of x a
 //                     lane in flight together.
 //   fp32, cc 9.0, K % 4 == 0, 16-byte aligned, B[K,N] (no bias, N % 4 == 0) or W[N,K], where the tiles of C^T
-//                     times the K splits fill about a wave (half of one at M <= 64): 3xTF32 in the kernel
+//                     times the K splits fill half a wave at M <= 64, and above it a wave of 128x128 tiles or a
+//                     quarter of one of 128x64 tiles with K > 256 (tf32x3_split_a_pays): 3xTF32 in the kernel
 //                     (gemm_tf32x3.cu, gemm_tf32x3_split_a). A is split into a scratch as big and small planes;
 //                     the TF32 kernel of the transposed problem C^T = B^T A^T (or W A^T) loads B^T's (W's) tiles as
 //                     they lie, splits each register fragment into its TF32 parts (the small one left for the

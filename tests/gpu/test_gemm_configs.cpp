@@ -137,14 +137,15 @@ void check_all(DType dt, GemmLayout layout, bool with_bias, const Dims& d, int& 
     // Per-k-block sums: TF32 tiles at most 192 wide, cluster pairs included, not a K-pair (tensor-core sums only).
     const bool block_sums = tf32 && fw::detail::sm90_shape(c).bn <= 192 && !fw::detail::sm90_shape(c).k_split;
     // splits 1 and 3; TF32 also with per-k-block sums, on tiles at most 192 wide: W as [N, K] unsplit, and 3xTF32
-    // in the kernel of either layout (for B as [K, N] the only per-k-block form), split in one and in three.
+    // in the kernel of either layout (for B as [K, N] the only per-k-block form), split in one, three and eight (its
+    // rule splits short K down to one k-block a split: tf32x3_splits_by_rounds).
     enum class Form { plain, block_sums, split_a };
     struct Mode {
       int splits;
       Form form;
     };
     for (const Mode& m : {Mode{1, Form::plain}, Mode{3, Form::plain}, Mode{1, Form::block_sums},
-                          Mode{1, Form::split_a}, Mode{3, Form::split_a}}) {
+                          Mode{1, Form::split_a}, Mode{3, Form::split_a}, Mode{8, Form::split_a}}) {
       const int splits = m.splits;
       if (m.form != Form::plain && !block_sums) continue;
       if (m.form == Form::block_sums && tf32_kn) continue;  // B as [K, N]: per-k-block sums are 3xTF32's only

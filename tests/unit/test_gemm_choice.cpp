@@ -207,14 +207,14 @@ TEST(GemmChoice, Tf32KPairWithWAsNK) {
   EXPECT_FALSE(fw::detail::sm90_config_takes(Sm90Config::bm128_bn224, fw::DType::f32, fw::GemmLayout::nk));
 }
 
-// 3xTF32 in the kernel at decode-like M splits its 128x64 tiles by tf32x3_decode_splits. Each expectation is the split
-// count of the fastest configuration gemm_sweep --dtype fp32 measured (H200 GPU 983c8f9a, M = 16 and 64, both layouts,
-// K = 4096; notes/performance.md, fifty-first round), at N = 1024 the fastest 128x64 one (64x64 in eight splits was
-// 5-11% faster there), and at K = 1024 the pick within 5.3% of the fastest (three splits, whose chunks of 10-11
-// k-blocks the rule does not take).
-TEST(GemmChoice, Tf32x3DecodeSplitsAsMeasured) {
+// 3xTF32 in the kernel splits its 128x64 tiles by tf32x3_splits_by_rounds. Each expectation is the split count of the
+// fastest configuration gemm_sweep --dtype fp32 measured (H200 GPU 983c8f9a, M = 16 and 64, both layouts, K = 4096;
+// notes/performance.md, fifty-first round), at N = 1024 the fastest 128x64 one (64x64 in eight splits was 5-11% faster
+// there); at K = 1024 three splits and one measured within 5% of each other; 512^3 (H200 GPU 58ff84fd, fifty-second
+// round) four splits of 4 k-blocks, 256^3 (H200 GPU af5deb9e) eight of one.
+TEST(GemmChoice, Tf32x3SplitsByRoundsAsMeasured) {
   const auto splits = [](int64_t N, int64_t K) {
-    return fw::detail::tf32x3_decode_splits(N / 128, K / 32, kHopperSms);
+    return fw::detail::tf32x3_splits_by_rounds(N / 128, K / 32, kHopperSms);
   };
   EXPECT_EQ(splits(1024, 4096), 8);
   EXPECT_EQ(splits(2048, 4096), 8);
@@ -225,8 +225,50 @@ TEST(GemmChoice, Tf32x3DecodeSplitsAsMeasured) {
   EXPECT_EQ(splits(8192, 4096), 2);
   EXPECT_EQ(splits(11008, 4096), 3);
   EXPECT_EQ(splits(14336, 4096), 1);
-  EXPECT_EQ(splits(11008, 1024), 1);
-  EXPECT_EQ(fw::detail::tf32x3_decode_splits(1, 8, kHopperSms), 1);  // K too short to split
+  EXPECT_EQ(splits(11008, 1024), 3);
+  EXPECT_EQ(fw::detail::tf32x3_splits_by_rounds(32, 16, kHopperSms), 4);  // 512^3: 32 tiles of 16 k-blocks
+  EXPECT_EQ(fw::detail::tf32x3_splits_by_rounds(8, 8, kHopperSms), 8);   // 256^3: 8 tiles of 8 k-blocks
+  EXPECT_EQ(fw::detail::tf32x3_splits_by_rounds(1, 1, kHopperSms), 1);   // one k-block: nothing to split
+}
+
+// Which tile 3xTF32 in the kernel runs (tf32x3_split_a_choice): 128x64 at decode-like M and wherever 128x128 tiles of
+// the transposed problem fill less than a wave, 128x128 unsplit from a wave up; each pick the fastest configuration
+// gemm_sweep --dtype fp32 measured (H200 GPU 58ff84fd; notes/performance.md, fifty-second round).
+TEST(GemmChoice, Tf32x3SplitATileAsMeasured) {
+  using fw::detail::Sm90Config;
+  const auto choice = [](int64_t batch, int64_t M, int64_t N, int64_t K) {
+    const GemmArgs a{fw::DType::f32, fw::GemmLayout::nk, nullptr, nullptr, nullptr, nullptr, batch, M, N, K};
+    return fw::detail::tf32x3_split_a_choice(a, kHopperSms);
+  };
+  const auto is = [](Sm90Choice c, Sm90Config config, int splits) { return c.config == config && c.splits == splits; };
+  EXPECT_TRUE(is(choice(1, 1024, 1024, 1024), Sm90Config::bm128_bn64, 1));    // 128 tiles, one round
+  EXPECT_TRUE(is(choice(1, 512, 512, 512), Sm90Config::bm128_bn64, 4));       // 32 tiles x 4
+  EXPECT_TRUE(is(choice(1, 128, 4096, 4096), Sm90Config::bm128_bn64, 2));     // 64 tiles x 2
+  EXPECT_TRUE(is(choice(1, 64, 4096, 4096), Sm90Config::bm128_bn64, 4));      // decode-like
+  EXPECT_TRUE(is(choice(1, 64, 32768, 4096), Sm90Config::bm128_bn64, 1));     // decode-like, 256 tiles of 128x128
+  EXPECT_TRUE(is(choice(1, 2048, 2048, 2048), Sm90Config::bm128_bn128_cl1, 1));  // 256 tiles of 128x128
+  EXPECT_TRUE(is(choice(8, 512, 512, 512), Sm90Config::bm128_bn128_cl1, 1));     // 128: about a wave
+}
+
+// Where 3xTF32 in the kernel comes before the SIMT kernel (tf32x3_split_a_pays): each expectation the faster of the two
+// as gemm_sweep --dtype fp32 measured them (H200 GPUs 49f0ef3c and af5deb9e; bench_ops for bmm 8x256^3;
+// notes/performance.md, fifty-second round).
+TEST(GemmChoice, Tf32x3SplitAPaysAsMeasured) {
+  const auto pays = [](int64_t batch, int64_t M, int64_t N, int64_t K) {
+    const GemmArgs a{fw::DType::f32, fw::GemmLayout::nk, nullptr, nullptr, nullptr, nullptr, batch, M, N, K};
+    return fw::detail::tf32x3_split_a_pays(a, kHopperSms);
+  };
+  EXPECT_TRUE(pays(1, 512, 896, 4864));   // 60.2 us against SIMT's 140.0
+  EXPECT_TRUE(pays(1, 128, 896, 896));    // 13.2 against 18.1
+  EXPECT_TRUE(pays(1, 384, 384, 384));    // 11.8 against 13.6
+  EXPECT_TRUE(pays(1, 512, 512, 512));    // 13.0 against 17.6
+  EXPECT_TRUE(pays(1, 1024, 1024, 1024));  // 28.1 against 65.3
+  EXPECT_TRUE(pays(1, 64, 1024, 4096));   // decode-like: 19.6 against 23.4 (fifty-first round)
+  EXPECT_FALSE(pays(1, 256, 256, 256));   // 9.8 against 8.6
+  EXPECT_FALSE(pays(1, 512, 512, 256));   // 11.8 against 11.3
+  EXPECT_FALSE(pays(8, 256, 256, 256));   // bench_ops: 11.5 against 11.1
+  EXPECT_FALSE(pays(1, 128, 128, 4096));  // 16 CTAs: 18.7 against 14.7
+  EXPECT_TRUE(pays(448, 1024, 1024, 64));  // a wave of 128x128 tiles, as before
 }
 
 // The row-engine GEMV (gemv_nk.cu) takes decode vectors with W as [N, K] in every dtype, where the skinny kernel took
