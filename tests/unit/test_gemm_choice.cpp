@@ -232,8 +232,11 @@ TEST(GemmChoice, Tf32x3SplitsByRoundsAsMeasured) {
 }
 
 // Which tile 3xTF32 in the kernel runs (tf32x3_split_a_choice): 128x64 at decode-like M and wherever 128x128 tiles of
-// the transposed problem fill less than a wave, 128x128 unsplit from a wave up; each pick the fastest configuration
-// gemm_sweep --dtype fp32 measured (H200 GPU 58ff84fd; notes/performance.md, fifty-second round).
+// the transposed problem fill less than a wave, 128x128 unsplit from a wave up. The first four and 2048^3 are the
+// fastest configuration gemm_sweep --dtype fp32 measured, W as [N, K] (H200 GPUs 983c8f9a, 58ff84fd and 49f0ef3c;
+// notes/performance.md, fifty-first and fifty-second rounds); the other two, not swept, pin the rule's edges:
+// decode-like M keeps 128x64 tiles at any N, and 128 tiles of 128x128 count as a wave (bmm 8x512^3 ran on them before
+// this rule).
 TEST(GemmChoice, Tf32x3SplitATileAsMeasured) {
   using fw::detail::Sm90Config;
   const auto choice = [](int64_t batch, int64_t M, int64_t N, int64_t K) {
@@ -245,7 +248,7 @@ TEST(GemmChoice, Tf32x3SplitATileAsMeasured) {
   EXPECT_TRUE(is(choice(1, 512, 512, 512), Sm90Config::bm128_bn64, 4));       // 32 tiles x 4
   EXPECT_TRUE(is(choice(1, 128, 4096, 4096), Sm90Config::bm128_bn64, 2));     // 64 tiles x 2
   EXPECT_TRUE(is(choice(1, 64, 4096, 4096), Sm90Config::bm128_bn64, 4));      // decode-like
-  EXPECT_TRUE(is(choice(1, 64, 32768, 4096), Sm90Config::bm128_bn64, 1));     // decode-like, 256 tiles of 128x128
+  EXPECT_TRUE(is(choice(1, 64, 32768, 4096), Sm90Config::bm128_bn64, 1));     // 256 tiles of 128x128: still 128x64
   EXPECT_TRUE(is(choice(1, 2048, 2048, 2048), Sm90Config::bm128_bn128_cl1, 1));  // 256 tiles of 128x128
   EXPECT_TRUE(is(choice(8, 512, 512, 512), Sm90Config::bm128_bn128_cl1, 1));     // 128: about a wave
 }
