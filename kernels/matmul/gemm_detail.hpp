@@ -126,6 +126,7 @@ inline constexpr Sm90Tile kSm90ModelTiles[] = {{Sm90Config::bm128_bn256_cl1, 128
 inline constexpr int kSm90SplitCounts[] = {1, 2, 3, 4, 6, 8};
 // The splits a 16-bit launch asked for `asked` runs: K in 128-byte k-blocks, split evenly, none empty.
 int sm90_splits_run(const GemmArgs& a, int asked);
+int64_t sm90_k_blocks(const GemmArgs& a);  // K in 128-byte k-blocks (32 fp32 or 64 16-bit elements each)
 // splits: 0 chooses the split-K count by rule (sm90_splitk says which); > 0 forces it (16-bit, or TF32 of the
 // transposed problem; cluster-free configurations only).
 void gemm_sm90(const GemmArgs& a, Sm90Config c, cudaStream_t s, int splits = 0);

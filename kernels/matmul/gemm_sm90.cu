@@ -1144,6 +1144,9 @@ constexpr double kReduceBytesPerUs = 2.5e6;   // its reads of the partials
 
 int bk_of(DType dt) { return 128 / int(opbench::dtype_size(dt)); }  // elements of K in a 128-byte k-block
 bool is_16bit(DType dt) { return dt == DType::f16 || dt == DType::bf16; }
+// Whether a TF32 call runs the transposed problem (sm90_transposed_problem) on a register-A kernel: B as [K, N], or
+// 3xTF32 in the kernel (a_split) of either layout.
+bool tf32_transposed(const GemmArgs& a) { return a.dt == DType::f32 && (a.b_layout == GemmLayout::kn || a.a_split); }
 
 double cost_us(const GemmArgs& a, int bm, int bn, int bk, int64_t want_splits, int sms) {
   const int64_t nkb = ceil_div(a.K, int64_t(bk));
@@ -1203,10 +1206,9 @@ int tf32_transposed_splits(const GemmArgs& t, int bm, int bn, int64_t nkb) {
 // (16-bit) or tf32_transposed_splits (TF32 of the transposed problem; other TF32 launches do not split).
 SplitK splitk_for(const GemmArgs& a, Sm90Config c, int forced) {
   const int bm = sm90_shape(c).bm, bn = sm90_shape(c).bn;
-  const int64_t nkb = ceil_div(a.K, int64_t(bk_of(a.dt)));
+  const int64_t nkb = sm90_k_blocks(a);
   if (!is_16bit(a.dt)) {
-    const bool transposed = (a.b_layout == GemmLayout::kn && a.accumulate == Accumulate::tensor_core) || a.a_split;
-    if (!transposed) return make_splitk(nkb, 1);
+    if (!tf32_transposed(a)) return make_splitk(nkb, 1);
     return make_splitk(nkb, forced > 0 ? forced : tf32_transposed_splits(sm90_transposed_problem(a), bm, bn, nkb));
   }
   if (forced > 0) return make_splitk(nkb, forced);
@@ -1432,7 +1434,7 @@ void launch_tf32(const GemmArgs& a, cudaStream_t s, int splits) {
   using Cfg = TileCfgOf<T, C>;
   constexpr int BN = Cfg::BN, CL = Cfg::CL;
   const SplitK one{1, int(ceil_div(a.K, int64_t(Cfg::BK)))};
-  if (a.b_layout == GemmLayout::kn || a.a_split) {  // the transposed problem, fw::gemm's B through registers
+  if (tf32_transposed(a)) {  // fw::gemm's B through registers
     // a_split (3xTF32 in the kernel, gemm_tf32x3_split_a): A's parts as planes, block sums, at most 192 wide.
     const bool x3 = a.a_split, kn = a.b_layout == GemmLayout::kn;
     FW_REQUIRE(CL == 1 && (x3 ? tf32x3_split_a_supported(a) : sm90_tf32_kn_supported(a)) &&
@@ -1531,9 +1533,8 @@ int sm90_resident_clusters(Sm90Config c) {
 bool sm90_one_round(const GemmArgs& a, Sm90Config c) {
   if (!known(c)) return false;
   const Sm90Shape& k = shape_of(c);
-  // TF32 with B as [K, N], and 3xTF32 in the kernel, run the transposed problem's tiles.
-  const bool transposed = a.dt == DType::f32 && (a.b_layout == GemmLayout::kn || a.a_split);
-  const int64_t tiles = sm90_tiles(transposed ? sm90_transposed_problem(a) : a, (k.k_split ? 1 : k.cl) * k.bm, k.bn);
+  const GemmArgs& tiled = tf32_transposed(a) ? sm90_transposed_problem(a) : a;  // whose tiles the kernel runs
+  const int64_t tiles = sm90_tiles(tiled, (k.k_split ? 1 : k.cl) * k.bm, k.bn);
   return tiles * sm90_splitk(a, c) <= sm90_resident_clusters(c);
 }
 
@@ -1542,8 +1543,10 @@ int sm90_splitk(const GemmArgs& a, Sm90Config c) {
 }
 
 int sm90_splits_run(const GemmArgs& a, int asked) {
-  return make_splitk(ceil_div(a.K, int64_t(bk_of(a.dt))), asked).splits;
+  return make_splitk(sm90_k_blocks(a), asked).splits;
 }
+
+int64_t sm90_k_blocks(const GemmArgs& a) { return ceil_div(a.K, int64_t(bk_of(a.dt))); }
 
 Sm90Choice sm90_model_choice(const GemmArgs& a, int sms) {
   Sm90Choice best{kSm90ModelTiles[0].config, 1};
@@ -1616,7 +1619,7 @@ Sm90Config sm90_tf32_below_a_wave(const GemmArgs& a, int sms) {
 // at 64 k-blocks (K = 4096) 64x4096x4096 bf16 went 12.70 -> 12.35 us, while with 8 (512^3) it took 1.2 us longer
 // (3.65 -> 4.83) and with 14 (Qwen2's K = 896 projections) 3-9% longer (bench_ops, H200, thirty-ninth round).
 Sm90Config sm90_with_k_pair(const GemmArgs& a, Sm90Choice c, int sms) {
-  if (c.config == Sm90Config::bm64_bn64 && c.splits == 1 && ceil_div(a.K, int64_t(bk_of(a.dt))) >= 32 &&
+  if (c.config == Sm90Config::bm64_bn64 && c.splits == 1 && sm90_k_blocks(a) >= 32 &&
       2 * sm90_tiles(a, 64, 64) <= sms)
     return Sm90Config::bm64_bn64_k2;
   return c.config;

@@ -209,7 +209,7 @@ Sm90Config tf32x3_config(const GemmArgs& a) {
 Sm90Choice tf32x3_split_a_choice(const GemmArgs& a, int sms) {
   const GemmArgs t = sm90_transposed_problem(a);
   if (a.M > 64 && fills_a_wave(sm90_tiles(t, 128, 128), sms)) return {Sm90Config::bm128_bn128_cl1, 1};
-  return {Sm90Config::bm128_bn64, tf32x3_splits_by_rounds(sm90_tiles(t, 128, 64), ceil_div(a.K, int64_t(32)), sms)};
+  return {Sm90Config::bm128_bn64, tf32x3_splits_by_rounds(sm90_tiles(t, 128, 64), sm90_k_blocks(a), sms)};
 }
 
 Sm90Choice tf32x3_split_a_choice(const GemmArgs& a) { return tf32x3_split_a_choice(a, device_props().sms); }
