@@ -26,9 +26,9 @@
 //                     the TF32 kernel of the transposed problem C^T = B^T A^T (or W A^T) loads B^T's (W's) tiles as
 //                     they lie, splits each register fragment into its TF32 parts (the small one left for the
 //                     tensor cores to truncate, tf32_split.hpp) and issues the three products of every k-step, each
-//                     k-block's sum added in fp32 (+ a linear layer's bias). B is read once and never rewritten. Error against
-//                     fp64 (normal operands, test_gemm_configs, K = 128-4096): normwise 3.0-3.4e-7 for B[K,N]
-//                     (H100), 3.0-3.5e-7 for W[N,K] with its bias (H200).
+//                     k-block's sum added in fp32 (+ a linear layer's bias). B is read once and never rewritten.
+//                     Error against fp64 (normal operands, test_gemm_configs, K = 128-4096): normwise 3.0-3.4e-7
+//                     for B[K,N] (H100), 3.0-3.5e-7 for W[N,K] with its bias (H200).
 //   fp32, M <= 16     streaming kernel over B with split-K (gemm_skinny.cu), batch 1 only; before the 3xTF32 in
 //                     the kernel above up to M = 4 with W[N,K] and M = 2 with B[K,N], where it was measured faster
 //                     (gemm.cu, skinny_beats_split_a).

@@ -279,8 +279,8 @@ struct Tf32x3Error {
   double rel_l2 = 0, worst_vs_abs_sum = 0;
 };
 
-// How the product runs: gemm_tf32x3, gemm_tf32x3_split_a (3xTF32 in the kernel; B as [K, N] without a bias) or
-// one TF32 pass (sm90_pick's).
+// How the product runs: gemm_tf32x3, gemm_tf32x3_split_a (3xTF32 in the kernel; B as [K, N] without a bias, W as
+// [N, K] with one) or one TF32 pass (sm90_pick's).
 enum class Method { tf32x3, tf32x3_split_a, one_pass };
 
 Tf32x3Error tf32x3_error(GemmLayout layout, const Dims& d, Method method) {
