@@ -1001,6 +1001,9 @@ PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
 
 // 3-D map over a contiguous [d2][d1][d0] tensor of 16-bit or fp32 elements, box {box0, box1, 1}, swizzled
 // over the box's row: 128 bytes (every load and most C stores), or 64 (the 160- and 224-wide tiles' C chunks).
+// L2 promotion of 64 bytes: against 256 the W streams of the decode shapes ran 1-3.5% faster (64x4096x16384
+// W[N, K] 42.55 -> 40.94 us, the K-pair at 64x4096x4096 14.66 -> 14.36) and the compute-bound shapes the same
+// (2048^3, 4096^3, 512x896x4864 within 0.3%; gemm_sweep, H200, notes/performance.md's fifty-third round).
 CUtensorMap make_map(const void* ptr, DType dt, uint64_t d0, uint64_t d1, uint64_t d2, uint32_t box0,
                      uint32_t box1) {
   CUtensorMap m;
@@ -1018,7 +1021,7 @@ CUtensorMap make_map(const void* ptr, DType dt, uint64_t d0, uint64_t d1, uint64
                                                    : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
   const CUresult r = encode_fn()(&m, t, 3, const_cast<void*>(ptr), dims, strides, box, estr,
                                  CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
-                                 CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+                                 CU_TENSOR_MAP_L2_PROMOTION_L2_64B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     throw CudaError(cudaErrorInvalidValue, "cuTensorMapEncodeTiled failed with CUresult " + std::to_string(int(r)) +
                                                " (dims " + std::to_string(d0) + "x" + std::to_string(d1) + "x" +
