@@ -54,8 +54,10 @@ std::vector<Shape> odd_shapes_and(const std::vector<Shape>& extra) {
 // {1001, 1000} and {4001, 1000}: 16-bit rows of four vectors a lane on the warp path (769..1024 columns, the last
 // vector absent in lanes 29-31), an odd row count, on a grid of one wave at six blocks a SM (251 blocks: the widened
 // hold) and on one over it on GPUs of up to 166 SMs (1001 blocks: the raw hold; row_apply.cuh, launch_cached_nv).
+// {2001, 3000}: the block path's 32 elements a thread for 16-bit softmax and log_softmax (at least eight rows a SM
+// on GPUs of up to 250 SMs: pick_cached), 375 vectors over 128 threads x 4, the third partial and the fourth empty.
 std::vector<Shape> row_apply_test_shapes() {
-  return odd_shapes_and({{1001, 760}, {1001, 360}, {1001, 90}, {1001, 1000}, {4001, 1000}});
+  return odd_shapes_and({{1001, 760}, {1001, 360}, {1001, 90}, {1001, 1000}, {4001, 1000}, {2001, 3000}});
 }
 
 std::vector<Shape> row_reduction_test_shapes() { return odd_shapes_and(eight_vector_row_shapes()); }

@@ -4,7 +4,8 @@
 //  cached  rows of up to 16384 elements: the row lives in registers between the statistics and the
 //          output (one read, one write). Rows of up to 32 vectors share a warp (4..16 lanes a row,
 //          pick_cached), longer ones up to 1024 elements take a warp each (4 rows per 128-thread block),
-//          else one block of 128..1024 threads per row, <= 16 elements per thread. 16-byte
+//          else one block of 128..1024 threads per row, <= 16 elements per thread (32 for softmax and
+//          log_softmax in 16 bits where rows abound: pick_cached). 16-byte
 //          loads/stores when x, y (and w, b) are 16-byte aligned and cols is a multiple of the vector
 //          width; scalar (coalesced) otherwise. Statistics: per-thread exact (two passes over its
 //          registers), then ONE all-reduction of a small state (online softmax (m, s); shifted sums
@@ -435,7 +436,17 @@ inline int pow2_at_least(int64_t n) {
 // Rows of 17..32 vectors, when rows abound (>= 32 a SM), take 16 lanes x 2 vectors, two rows a warp (H100,
 // A/B/A: softmax bf16 256^3 1.26x -> 1.56x of LibTorch, log_softmax fp32 128^3 0.82x -> 1.00x; but with
 // only 256 rows, layer_norm bf16 256^2 1.62x -> 1.31x: half the warps).
-inline CachedCfg pick_cached(int64_t rows, int64_t cols, int vec) {
+// The block path holds 16 elements a thread, or 32 (four 16-byte vectors, half the threads a row, one
+// all-reduction for twice the elements) where `wide` (16-bit softmax and log_softmax, which hold fp32
+// values: 47-48 registers, no spill) and there are at least kWideBlockRowsPerSm rows a SM. H200 GPU 4f39397b,
+// bench_ops in turns, three each (notes/performance.md, fifty-fifth round), bf16, medians, us: log_softmax
+// 4096x8192 33.12 -> 31.22, 2048x8192 17.31 -> 16.58, 8192x8192 65.66 -> 63.33, 4096^2 16.74 -> 16.45; softmax
+// 4096x8192 31.94 -> 30.98, 2048x8192 16.70 -> 16.35. With few rows the halved threads a row lose (softmax
+// 256x3000 2.61 -> 2.88, 512x16384 10.34 -> 10.67; at 1024x4096 log_softmax 6.14 -> 5.86, softmax 5.73 both).
+// The norms hold 16-bit words and widen them twice: at 32 elements layer_norm bf16 4096^2 took 17.09 -> 20.03
+// with its weight and bias hoisted (63 registers), 17.55 -> 18.37 without (GPU 1b8712eb); they keep 16.
+constexpr int kWideBlockRowsPerSm = 8;
+inline CachedCfg pick_cached(int64_t rows, int64_t cols, int vec, bool wide) {
   if (cols <= 32 * vec) {
     const int lanes = pow2_at_least(ceil_div(cols, vec));
     if (lanes == 32 && rows >= 32 * int64_t(sm_count())) return {true, true, 128, 2, 16};
@@ -446,13 +457,18 @@ inline CachedCfg pick_cached(int64_t rows, int64_t cols, int vec) {
     const int nv = need == 3 ? 3 : pow2_at_least(need);
     if (nv <= 8 && nv * vec <= 32) return {true, true, 128, nv, 32};
   }
+  const int block_elems = wide && vec == 8 && rows >= kWideBlockRowsPerSm * int64_t(sm_count()) ? 32 : 16;
   for (int threads : {128, 256, 512, 1024}) {
-    if (cols > int64_t(threads) * 16) continue;
+    if (cols > int64_t(threads) * block_elems) continue;
     const int nv = pow2_at_least(ceil_div(cols, int64_t(threads) * vec));
-    if (nv <= 8 && nv * vec <= 16) return {true, false, threads, nv, 0};
+    if (nv <= 8 && nv * vec <= block_elems) return {true, false, threads, nv, 0};
   }
   return {false, false, 0, 0, 0};
 }
+
+// Ops whose block path may hold 32 elements a thread (pick_cached): 16-bit rows held as fp32 values.
+template <class T, RowOp OP>
+constexpr bool kWideBlock = sizeof(T) == 2 && kRowHold<T, vec_of<T>(), 4, OP> == RowHold::fp32;
 
 template <class T, int VEC, bool WARP, RowOp OP>
 void launch_cached_nv(int nv, int threads, int lanes, const T* x, T* y, const T* w, const T* b, int64_t rows,
@@ -485,9 +501,9 @@ void launch_cached_nv(int nv, int threads, int lanes, const T* x, T* y, const T*
       return;
     }
   }
-  // Tiles pick_cached never chooses (warp: > 32 elements per lane; block: > 16 per thread) are not
-  // instantiated.
-  constexpr int kMaxElems = WARP ? 32 : 16;
+  // Tiles pick_cached never chooses (warp: > 32 elements per lane; block: > 16 per thread, or > 32 where
+  // wide) are not instantiated.
+  constexpr int kMaxElems = WARP || kWideBlock<T, OP> ? 32 : 16;
   if (nv * VEC > kMaxElems) throw std::invalid_argument("row_cached: register tile too large");
   switch (nv) {
     case 1:
@@ -549,7 +565,7 @@ void launch_row_apply(const T* x, T* y, const T* w, const T* b, int64_t rows, in
   bool vec_ok = aligned16(x) && aligned16(y) && cols % VEC == 0;
   if (op_has_weight(OP)) vec_ok = vec_ok && aligned16(w);
   if (op_has_bias(OP)) vec_ok = vec_ok && aligned16(b);
-  const CachedCfg cfg = pick_cached(rows, cols, vec_ok ? VEC : 1);
+  const CachedCfg cfg = pick_cached(rows, cols, vec_ok ? VEC : 1, kWideBlock<T, OP>);
   if (cols <= kCachedMaxCols && cfg.ok) {
     if (vec_ok) {
       if (cfg.warp)
