@@ -59,7 +59,7 @@ const char* unsure_cause_text(UnsureCause c) {
     case UnsureCause::below_floor: return "a change beyond the threshold, but smaller in time than medians move between processes";
     case UnsureCause::reference_moved:
       return "a change beyond the threshold, but LibTorch's time moved the same way in the same run and the "
-             "speedup held";
+             "speedup held or moved in the framework's favour";
   }
   return "?";
 }
@@ -159,7 +159,8 @@ std::string rule_text(const Rule& r) {
       "intervals, a change the U test does not support, a change smaller in time than {7:.3g} µs, or an interval "
       "too wide to rule out a {1:.3g}% change). A framework change that is slower or faster by these tests is "
       "**unsure** too when LibTorch's time on the same problem is slower or faster the same way and the speedup "
-      "stays within [1/{0:.4g}, {0:.4g}]: both sides moved with the machine, not with the code.",
+      "stays within [1/{0:.4g}, {0:.4g}] or moves in the framework's favour (LibTorch moved more): both sides "
+      "moved with the machine, not with the code.",
       1 + r.threshold, t, -100 * (1 - 1 / (1 + r.threshold)), r.alpha, r.confidence * 100, r.min_samples,
       r.max_clock_diff * 100, r.min_change_ms * 1e3);
 }

@@ -42,7 +42,7 @@ enum class UnsureCause {
   wide_interval,    // a small change, but the ratio's interval does not rule out a threshold-size one
   below_floor,      // a large relative change, but smaller in time than a median moves between processes
   reference_moved,  // the framework's change beyond the threshold, but LibTorch's time on the same problem moved
-                    // the same way in the same run and the speedup held (compare_runs: the machine's state)
+                    // the same way in the same run, as much or more (compare_runs: the machine's state)
 };
 const char* unsure_cause_name(UnsureCause c);   // "overlap", ...
 const char* unsure_cause_text(UnsureCause c);   // "the [q1, q3] intervals overlap", ...

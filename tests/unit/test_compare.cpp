@@ -323,6 +323,22 @@ TEST(Match, BothSidesSlowerTogetherIsUnsureNotARegression) {
   const Comparison more = compare_runs(info("a"), base, info("c"), one("c", 0.454, 0.788, 3), kRule, false);
   EXPECT_EQ(more.problems[0].find(ImplKind::framework)->time->verdict, Verdict::slower);
   EXPECT_TRUE(has_regression(more));
+  // The framework 46% slower while LibTorch is 62% slower (the H200 model's decode bf16 4x512 from one machine to
+  // another): the speedup rose by 11%, LibTorch moved more; unsure, no regression.
+  const Comparison less = compare_runs(info("a"), base, info("d"), one("d", 0.530, 1.160, 4), kRule, false);
+  const ImplDelta* fw_less = less.problems[0].find(ImplKind::framework);
+  EXPECT_EQ(less.problems[0].find(ImplKind::torch)->time->verdict, Verdict::slower);
+  EXPECT_EQ(less.problems[0].speedup->verdict, SpeedupVerdict::better);
+  EXPECT_EQ(fw_less->time->verdict, Verdict::unsure);
+  EXPECT_EQ(fw_less->time->cause, UnsureCause::reference_moved);
+  EXPECT_NE(fw_less->time->reason.find("moved in the framework's favour"), std::string::npos) << fw_less->time->reason;
+  EXPECT_FALSE(has_regression(less));
+  // Its mirror: both faster, LibTorch by more (the speedup fell by 10%): the framework's faster is unsure too.
+  const Comparison less_mirror = compare_runs(info("d"), one("d", 0.530, 1.160, 4), info("a"), base, kRule, false);
+  EXPECT_EQ(less_mirror.problems[0].find(ImplKind::framework)->time->cause, UnsureCause::reference_moved);
+  // ... while a framework faster by more than LibTorch (the speedup rose past the threshold) keeps its verdict.
+  const Comparison faster = compare_runs(info("c"), one("c", 0.454, 0.788, 3), info("a"), base, kRule, false);
+  EXPECT_EQ(faster.problems[0].find(ImplKind::framework)->time->verdict, Verdict::faster);
 }
 
 // The speedup held while only one side moved by the rule: its reason names that side (it said "both got slower").
