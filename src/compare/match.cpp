@@ -90,17 +90,18 @@ SpeedupDelta explain_speedup(double base, double cur, const TimingDelta& fw, con
 // neither the SM clock nor nvidia-smi shows (notes/methodology.md); on the H200, the model's decode bf16 4x512,
 // framework 2.05 -> 3.00 ms and LibTorch 8.16 -> 13.22 ms, a row that takes one time or the other by the machine
 // (notes/performance.md, fifty-fifth round). A framework that moved more than LibTorch by the threshold (the
-// speedup fell past it when slower, rose past it when faster) keeps its verdict.
+// speedup fell past it when slower, rose past it when faster) keeps its verdict. With both times judged the same
+// way, explain_speedup's verdict is same within the threshold and better or worse past it, so it tells which.
 void unsure_when_the_reference_moved(TimingDelta& fw, const TimingDelta& th, const SpeedupDelta& speedup,
                                      const Rule& rule) {
   if ((fw.verdict != Verdict::slower && fw.verdict != Verdict::faster) || th.verdict != fw.verdict) return;
-  const double up = 1 + rule.threshold, r = speedup.ratio();
-  if (fw.verdict == Verdict::slower ? r <= 1 / up : r >= up) return;
-  const bool held = r < up && r > 1 / up;
+  if (speedup.verdict == (fw.verdict == Verdict::slower ? SpeedupVerdict::worse : SpeedupVerdict::better)) return;
+  const bool held = speedup.verdict == SpeedupVerdict::same;
   fw.reason = fmt::format("{:+.1f}%, but LibTorch's time moved the same way in this run ({:+.1f}%) and the speedup "
                           "{} ({:+.1f}%{}): the machine's state, not the code",
                           fw.change() * 100, th.change() * 100, held ? "held" : "moved in the framework's favour",
-                          (r - 1) * 100, held ? fmt::format(", within {:.3g}%", rule.threshold * 100) : std::string());
+                          (speedup.ratio() - 1) * 100,
+                          held ? fmt::format(", within {:.3g}%", rule.threshold * 100) : std::string());
   fw.verdict = Verdict::unsure;
   fw.cause = UnsureCause::reference_moved;
 }
